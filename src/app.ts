@@ -1,0 +1,102 @@
+/** Builds the Elysia app from its parts; never listens (tests call app.handle). */
+import { Elysia } from "elysia";
+import { openapi } from "@elysiajs/openapi";
+import { ulid } from "ulid";
+import { execute, renderError, type Call } from "./core/execute.ts";
+import { RouteNotFound, IntegrationUnavailable } from "./core/errors.ts";
+import { buildOpenApi } from "./core/openapi.ts";
+import type { AppContext, Operation } from "./core/operation.ts";
+import { operations as allOperations } from "./operations.ts";
+import { apiDescription } from "./core/api_description.ts";
+
+/** The request id to echo: the caller's when printable and at most 128 characters, else a new ULID. */
+export function requestIdOf(request: Request): string {
+  const sent = request.headers.get("x-request-id");
+  return sent && /^[\x21-\x7e][\x20-\x7e]{0,127}$/.test(sent) ? sent : ulid();
+}
+
+const json = "application/json; charset=utf-8";
+
+/** A JSON response with the request id. */
+function respond(status: number, bodyText: string, requestId: string, headers: Record<string, string> = {}): Response {
+  return new Response(bodyText, { status, headers: { "content-type": json, "x-request-id": requestId, ...headers } });
+}
+
+/** Turns an HTTP request into an operation call. */
+async function toCall(op: Operation, request: Request, params: Record<string, string>, requestId: string): Promise<Call> {
+  const url = new URL(request.url);
+  const query: Record<string, unknown> = {};
+  for (const [k, v] of url.searchParams) {
+    query[k] = k in query ? ([] as unknown[]).concat(query[k], v) : v;
+  }
+  const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
+  return {
+    apiKey: request.headers.get("x-api-key"),
+    tenantHeader: request.headers.get("x-tenant"),
+    params: Object.fromEntries(Object.entries(params ?? {}).map(([k, v]) => [k, decodeURIComponent(v)])),
+    query,
+    body: hasBody ? { kind: "text", text: await request.text(), contentType: request.headers.get("content-type") } : { kind: "none" },
+    requestId,
+    url,
+  };
+}
+
+/** Builds the app: every operation's route, the health check, the OpenAPI document and its page. */
+export function buildApp(ctx: AppContext, options: { operations?: readonly Operation[]; extend?: (app: any) => any } = {}) {
+  const operations = options.operations ?? allOperations;
+  const document = buildOpenApi(operations, { version: "1.0.0", description: apiDescription });
+  let app: any = new Elysia()
+    .use(
+      openapi({
+        path: "/docs",
+        specPath: "/openapi.json",
+        documentation: document as any,
+        exclude: { paths: [/.*/] },
+      }),
+    )
+    .onError(({ code, request, error }) => {
+      const requestId = requestIdOf(request);
+      if (code === "NOT_FOUND") {
+        const body = new RouteNotFound({ method: request.method, path: new URL(request.url).pathname }).toBody();
+        return respond(404, JSON.stringify(body), requestId);
+      }
+      const out = renderError(ctx, error, requestId, "http");
+      return respond(out.status, out.bodyText, requestId);
+    })
+    .get(
+      "/health",
+      async ({ request }) => {
+        const requestId = requestIdOf(request);
+        try {
+          await ctx.db`select 1`;
+          return respond(200, JSON.stringify({ status: "ok" }), requestId);
+        } catch (error) {
+          const body = new IntegrationUnavailable({ integration: "database", detail: String((error as Error).message ?? error), requestId }).toBody();
+          return respond(503, JSON.stringify(body), requestId);
+        }
+      },
+      { detail: { hide: true } },
+    );
+  for (const op of operations) {
+    app = app.route(
+      op.method,
+      op.path,
+      async ({ request, params }: { request: Request; params: Record<string, string> }) => {
+        const started = performance.now();
+        const requestId = requestIdOf(request);
+        const out = await execute(ctx, op, await toCall(op, request, params, requestId));
+        ctx.log.info("request", {
+          requestId, keyId: out.keyId ?? null, route: op.id, method: op.method, status: out.status,
+          durationMs: Math.round((performance.now() - started) * 10) / 10,
+        });
+        return respond(out.status, out.bodyText, requestId, out.headers);
+      },
+      { parse: "none", detail: { hide: true } } as any,
+    );
+  }
+  if (options.extend) app = options.extend(app);
+  return app as Elysia;
+}
+
+/** The app type. */
+export type App = ReturnType<typeof buildApp>;

@@ -1,0 +1,129 @@
+/** The tagged error type, every shared error, and their HTTP rendering. */
+import { Type, type TProperties, type Static, type TObject, type TSchema } from "@sinclair/typebox";
+
+/** An error the service answers with: a `_tag`, an HTTP status and fields. */
+export abstract class AppError extends Error {
+  abstract readonly tag: string;
+  abstract readonly status: number;
+  abstract readonly fields: Record<string, unknown>;
+  /** Extra response headers (Retry-After, …). */
+  headers: Record<string, string> = {};
+  /** The JSON body: `{_tag, ...fields}`. */
+  toBody(): Record<string, unknown> {
+    return { _tag: this.tag, ...this.fields };
+  }
+}
+
+/** What an error class exposes for OpenAPI and MCP: its tag, status and body schema. */
+export interface ErrorClass {
+  readonly tag: string;
+  readonly status: number;
+  readonly schema: TObject;
+  readonly description: string;
+}
+
+/**
+ * Declares an error class from its tag, status and fields:
+ * `class HandoverNotFound extends TaggedError("HandoverNotFound", 404, { tenancyId: Type.String() }) {}`.
+ */
+export function TaggedError<Tag extends string, P extends TProperties = {}>(
+  tag: Tag,
+  status: number,
+  fields: P = {} as P,
+  description = "",
+) {
+  const schema = Type.Object({ _tag: Type.Literal(tag), ...fields }, { additionalProperties: false, title: tag });
+  return class Tagged extends AppError {
+    static readonly tag = tag;
+    static readonly status = status;
+    static readonly schema = schema as TObject;
+    static readonly description = description;
+    readonly tag = tag;
+    readonly status = status;
+    readonly fields: Static<TObject<P>>;
+    constructor(...args: {} extends Static<TObject<P>> ? [fields?: Static<TObject<P>>] : [fields: Static<TObject<P>>]) {
+      super(tag);
+      this.name = tag;
+      this.fields = (args[0] ?? {}) as Static<TObject<P>>;
+    }
+  };
+}
+
+const S = Type.String();
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+// ── Errors of the interface description (API.md), every one of them ──
+/** 400: a workspace could not be created. */
+export class TenantCreateRejected extends TaggedError("TenantCreateRejected", 400, { reason: S, field: Type.Optional(S) }) {}
+/** 400: a required configuration value is missing. */
+export class ConfigMissing extends TaggedError("ConfigMissing", 400, { key: S }) {}
+/** 400: an integration refused the request. */
+export class IntegrationRejected extends TaggedError("IntegrationRejected", 400, { integration: S, reason: S }) {}
+/** 400: the sign-in service refused the request. */
+export class AuthRejected extends TaggedError("AuthRejected", 400, { code: S, message: S }) {}
+/** 400: a registration was refused. */
+export class RegistrationRejected extends TaggedError("RegistrationRejected", 400, { message: S, field: Type.Optional(S) }) {}
+/** 400: no such integration. */
+export class UnknownIntegration extends TaggedError("UnknownIntegration", 400, { integration: S }) {}
+/** 400: a webhook could not be routed. */
+export class WebhookUnroutable extends TaggedError("WebhookUnroutable", 400, { integration: S, reason: S }) {}
+/** 400: no exchange rate for that day. */
+export class RateUnavailable extends TaggedError("RateUnavailable", 400, { base: S, quote: S, on: S }) {}
+/** 401: no x-api-key header (a bearer token is never accepted in its place). */
+export class Unauthenticated extends TaggedError("Unauthenticated", 401, {}, "No `x-api-key` header was sent. A bearer token is refused the same way.") {}
+/** 401: a webhook's signature was refused. */
+export class WebhookRejected extends TaggedError("WebhookRejected", 401, { integration: S, reason: S }) {}
+/** 401: the key is malformed, unknown, revoked or expired (indistinguishably). */
+export class ApiKeyRejected extends TaggedError("ApiKeyRejected", 401, {}, "The key is malformed, unknown, revoked or past its expiry; the answer does not say which.") {}
+/** 402: the workspace is suspended. */
+export class TenantSuspended extends TaggedError("TenantSuspended", 402, { tenantId: S, reason: S }) {}
+/** 403: the workspace lacks the module the group needs. */
+export class EntitlementMissing extends TaggedError("EntitlementMissing", 403, { tenantId: S, moduleId: S }) {}
+/** 403: a signed-in user is not a member of the workspace. */
+export class NotAMember extends TaggedError("NotAMember", 403, { userId: S, slug: S }) {}
+/** 403: a scope name that does not exist. */
+export class ScopeUnknown extends TaggedError("ScopeUnknown", 403, { scope: S }) {}
+/** 403: the key lacks the scope of the operation's group. */
+export class ScopeMissing extends TaggedError("ScopeMissing", 403, { scope: S }) {}
+/** 403: X-Tenant names another workspace than the key's. */
+export class TenantMismatch extends TaggedError("TenantMismatch", 403, { header: S, organizationId: S }) {}
+/** 403: the operation is for the workspace owner, and the key's creator is not the owner. */
+export class WorkspaceOwnerRequired extends TaggedError("WorkspaceOwnerRequired", 403) {}
+/** 403: a role requirement is not met. */
+export class WorkspaceRoleRequired extends TaggedError("WorkspaceRoleRequired", 403, { role: Nullable(S), required: Type.Array(S), message: S }) {}
+/** 404: no workspace with that slug. */
+export class TenantNotFound extends TaggedError("TenantNotFound", 404, { slug: S }) {}
+/** 404: no such module request. */
+export class ModuleRequestNotFound extends TaggedError("ModuleRequestNotFound", 404, { id: S }) {}
+/** 404: no such tenancy in the caller's workspace. */
+export class HandoverNotFound extends TaggedError("HandoverNotFound", 404, { tenancyId: S }) {}
+/** 409: a webhook was already received. */
+export class WebhookDuplicate extends TaggedError("WebhookDuplicate", 409, { integration: S, externalId: S }) {}
+/** 409: a registration conflicts with an existing one. */
+export class RegistrationConflict extends TaggedError("RegistrationConflict", 409, { message: S, field: Type.Optional(S) }) {}
+/** 409: another money operation holds the invoice; try again. */
+export class MoneyBusy extends TaggedError("MoneyBusy", 409, { invoiceId: S }, "Another money operation holds this invoice right now. Nothing was changed; retry shortly.") {}
+/** 429: the key's request budget is spent. */
+export class RateLimited extends TaggedError("RateLimited", 429, { key: S, retryAfterSeconds: Type.Integer({ minimum: 1 }), message: S }, "The key's request budget is spent. Wait `retryAfterSeconds` (also sent as `Retry-After`) and retry.") {}
+/** 503: a dependency (the database, a provider) could not be reached. */
+export class IntegrationUnavailable extends TaggedError("IntegrationUnavailable", 503, { integration: S, detail: S, requestId: Type.Optional(S) }) {}
+
+// ── Errors this service adds (CONTRACT.md §1) ──
+/** One problem with a request value. */
+export const Issue = Type.Object({ path: S, message: S }, { additionalProperties: false });
+/** 400: malformed JSON, or a body, path or query value that breaks its schema (unknown fields included). */
+export class RequestInvalid extends TaggedError("RequestInvalid", 400, { message: S, issues: Type.Array(Issue) }, "Malformed JSON, or a body, path or query value that breaks its schema. Unknown body fields are refused, never ignored. `issues` names each offending path.") {}
+/** 413: the body is larger than 64 KiB. */
+export class PayloadTooLarge extends TaggedError("PayloadTooLarge", 413, { limit: Type.Integer() }) {}
+/** 415: a body that is not JSON on an operation that takes one. */
+export class UnsupportedMediaType extends TaggedError("UnsupportedMediaType", 415, { contentType: S }) {}
+/** 404: no such path. */
+export class RouteNotFound extends TaggedError("RouteNotFound", 404, { method: S, path: S }) {}
+/** 500: an unexpected fault, logged with its stack on the server. */
+export class InternalError extends TaggedError("InternalError", 500, { requestId: S }) {}
+/** 501: declared but not built yet. */
+export class NotImplemented extends TaggedError("NotImplemented", 501, { operationId: S }) {}
+/** 422: the requestId was used before with a different body. */
+export class RequestIdReused extends TaggedError("RequestIdReused", 422, { requestId: S }, "This requestId was already used with a different body. Nothing was written. Use a new requestId for a new request.") {}
+/** 409: expectedRevision is not the current revision. */
+export class RevisionConflict extends TaggedError("RevisionConflict", 409, { expectedRevision: Type.Integer(), currentRevision: Type.Integer() }) {}

@@ -1,0 +1,163 @@
+/** Runs a declared operation for a request, REST or MCP alike: the checks of CONTRACT.md §2 in order, then validation, the handler and the answer. */
+import { Type, type TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { authenticate, type Principal } from "./auth.ts";
+import { rateLimitHeaders, retryAfterSeconds } from "./budget.ts";
+import { isConnectionError } from "./db.ts";
+import {
+  AppError, ApiKeyRejected, EntitlementMissing, IntegrationUnavailable, InternalError, PayloadTooLarge,
+  RateLimited, RequestInvalid, ScopeMissing, TenantMismatch, TenantSuspended, Unauthenticated,
+  UnsupportedMediaType, WorkspaceOwnerRequired,
+} from "./errors.ts";
+import { moduleFor, scopeFor } from "./groups.ts";
+import { RawJson, Reply, type AppContext, type Operation } from "./operation.ts";
+
+/** The largest request body accepted, in bytes. */
+export const bodyLimit = 64 * 1024;
+
+/** A request as the transports hand it over. */
+export interface Call {
+  apiKey: string | null;
+  /** Whether an Authorization header was sent (a bearer token is never accepted as a key). */
+  tenantHeader: string | null;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  /** The raw body (REST) or an already parsed value (MCP); none when nothing was sent. */
+  body: { kind: "none" } | { kind: "text"; text: string; contentType: string | null } | { kind: "value"; value: unknown };
+  requestId: string;
+  url: URL;
+}
+
+/** What to answer: status, JSON body (as text and as value), headers. */
+export interface Outcome {
+  status: number;
+  body: unknown;
+  bodyText: string;
+  headers: Record<string, string>;
+  keyId?: string;
+  workspaceId?: string;
+}
+
+const emptyBody = Type.Object({}, { additionalProperties: false });
+
+/** Validates a value against a schema; refuses with RequestInvalid naming each offending path. */
+export function check(schema: TSchema, value: unknown, where: string): unknown {
+  if (Value.Check(schema, value)) return value;
+  const issues = [...Value.Errors(schema, value)].slice(0, 20).map((e) => ({
+    path: `/${where}${e.path}`,
+    message: e.message,
+  }));
+  throw new RequestInvalid({ message: `The ${where} does not match its schema.`, issues });
+}
+
+/** Query strings arrive as text: numbers and booleans are converted before validation. */
+function checkQuery(schema: TSchema, query: Record<string, unknown>) {
+  const converted = Value.Convert(schema, { ...query });
+  return check(schema, converted, "query");
+}
+
+function parseBody(op: Operation, body: Call["body"]): unknown {
+  const schema = op.body ?? emptyBody;
+  if (body.kind === "none") return check(schema, op.body ? undefined : {}, "body");
+  if (body.kind === "value") return check(schema, body.value ?? {}, "body");
+  if (body.text.trim() === "" && !op.body) return {};
+  if (Buffer.byteLength(body.text, "utf8") > bodyLimit) throw new PayloadTooLarge({ limit: bodyLimit });
+  const type = (body.contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json" && !type.endsWith("+json")) {
+    throw new UnsupportedMediaType({ contentType: body.contentType ?? "" });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(body.text);
+  } catch (error) {
+    throw new RequestInvalid({ message: "The body is not valid JSON.", issues: [{ path: "/body", message: String((error as Error).message) }] });
+  }
+  return check(schema, value, "body");
+}
+
+/** The authorisation checks 3 to 8 of CONTRACT.md §2, after the key was found. */
+function authorise(op: Operation, principal: Principal, tenantHeader: string | null) {
+  if (tenantHeader !== null && tenantHeader !== principal.workspaceSlug) {
+    throw new TenantMismatch({ header: tenantHeader, organizationId: principal.workspaceId });
+  }
+  if (principal.suspended) {
+    throw new TenantSuspended({ tenantId: principal.workspaceId, reason: principal.suspended.reason });
+  }
+}
+
+/** Runs one operation call and renders the answer; never throws. */
+export async function execute(app: AppContext, op: Operation, call: Call): Promise<Outcome> {
+  const headers: Record<string, string> = {};
+  let keyId: string | undefined;
+  let workspaceId: string | undefined;
+  try {
+    // 1. A key must be sent in x-api-key; a bearer token is refused the same way.
+    if (!call.apiKey) throw new Unauthenticated();
+    // 2. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash.
+    const found = await authenticate(app.db, call.apiKey);
+    if (!found.found) throw new ApiKeyRejected();
+    const { principal, bucket } = found;
+    keyId = principal.keyId;
+    workspaceId = principal.workspaceId;
+    Object.assign(headers, rateLimitHeaders(bucket));
+    // 3, 4. X-Tenant, suspension.
+    authorise(op, principal, call.tenantHeader);
+    // 5. The budget (the token was spent by the lookup).
+    if (!bucket.admitted) {
+      const wait = retryAfterSeconds(bucket);
+      const error = new RateLimited({
+        key: principal.keyId,
+        retryAfterSeconds: wait,
+        message: `The request budget of this key (${bucket.capacity} a minute) is spent; retry in ${wait} s.`,
+      });
+      error.headers["retry-after"] = String(wait);
+      throw error;
+    }
+    // 6. Scope.
+    const scope = scopeFor(op.group, op.method);
+    if (!principal.scopes.has(scope)) throw new ScopeMissing({ scope });
+    // 7. Module.
+    const moduleId = moduleFor(op.group);
+    if (moduleId && !principal.modules.has(moduleId)) {
+      throw new EntitlementMissing({ tenantId: principal.workspaceId, moduleId });
+    }
+    // 8. Owner-only.
+    if (op.ownerOnly && !principal.ownerCreated) throw new WorkspaceOwnerRequired();
+    // 9. Validation.
+    const params = check(op.params ?? emptyBody, call.params, "params");
+    const query = checkQuery(op.query ?? emptyBody, call.query);
+    const body = parseBody(op, call.body);
+    const result = await op.run({
+      app, db: app.db, principal, params, query, body, requestId: call.requestId, url: call.url,
+    } as any);
+    const reply = result instanceof Reply ? result : new Reply(result);
+    const status = reply.status ?? op.status ?? 200;
+    Object.assign(headers, reply.headers);
+    if (reply.body instanceof RawJson) {
+      return { status, body: JSON.parse(reply.body.text), bodyText: reply.body.text, headers, keyId, workspaceId };
+    }
+    if (app.config.checkResponses && status === (op.status ?? 200) && !Value.Check(op.response, reply.body)) {
+      const first = [...Value.Errors(op.response, reply.body)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
+      throw new Error(`response of ${op.id} breaks its schema: ${first.join("; ")}`);
+    }
+    return { status, body: reply.body, bodyText: JSON.stringify(reply.body), headers, keyId, workspaceId };
+  } catch (error) {
+    return { ...renderError(app, error, call.requestId, op.id), headers: { ...headers, ...(error instanceof AppError ? error.headers : {}) }, keyId, workspaceId };
+  }
+}
+
+/** Renders any thrown value as a tagged error answer; unexpected faults are logged with their stack. */
+export function renderError(app: Pick<AppContext, "log">, error: unknown, requestId: string, where: string): Omit<Outcome, "headers"> {
+  let appError: AppError;
+  if (error instanceof AppError) {
+    appError = error;
+  } else if (isConnectionError(error)) {
+    app.log.error("database unreachable", { requestId, where, error: String((error as Error)?.message ?? error) });
+    appError = new IntegrationUnavailable({ integration: "database", detail: "The database cannot be reached.", requestId });
+  } else {
+    app.log.error("unexpected fault", { requestId, where, error: String(error), stack: (error as Error)?.stack });
+    appError = new InternalError({ requestId });
+  }
+  const body = appError.toBody();
+  return { status: appError.status, body, bodyText: JSON.stringify(body) };
+}

@@ -1,0 +1,13 @@
+/** The job workers running in the service process; each feature adds its own here. */
+import type { AppContext } from "./core/operation.ts";
+
+/** A feature's workers: started with the service, stopped by the job queue's graceful stop. */
+export type WorkerStarter = (ctx: AppContext) => Promise<void>;
+
+/** Every feature's workers. */
+export const workerStarters: WorkerStarter[] = [];
+
+/** Starts every worker. */
+export async function startWorkers(ctx: AppContext): Promise<void> {
+  for (const start of workerStarters) await start(ctx);
+}

@@ -1,0 +1,85 @@
+/** A fresh database per test file, cloned from a migrated template, so files never see each other's rows. */
+import { createHash } from "node:crypto";
+import { ulid } from "ulid";
+import { connect, type Db } from "../../src/core/db.ts";
+import { migrate, listMigrations } from "../../src/core/migrate.ts";
+import { testServerUrl } from "./server.ts";
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+let template: Promise<string> | undefined;
+
+/** The template database for the current migrations (made once per server, under an advisory lock). */
+async function templateName(): Promise<string> {
+  template ??= (async () => {
+    const digest = createHash("sha256");
+    for (const m of listMigrations()) digest.update(m.name).update(m.sql);
+    const name = `lettings_tpl_${digest.digest("hex").slice(0, 16)}`;
+    const admin = connect(await testServerUrl(), { max: 1 });
+    const conn = await admin.reserve();
+    try {
+      // A session lock: CREATE DATABASE cannot run inside a transaction.
+      await conn`select pg_advisory_lock(7402113002)`;
+      const [found] = await conn`select 1 from pg_database where datname = ${name}`;
+      if (!found) {
+        const building = `${name}_building`;
+        await conn.unsafe(`drop database if exists "${building}"`);
+        await conn.unsafe(`create database "${building}"`);
+        const db = connect(withDatabase(await testServerUrl(), building), { max: 1 });
+        try {
+          await migrate(db);
+        } finally {
+          await db.end();
+        }
+        await conn.unsafe(`alter database "${building}" rename to "${name}"`);
+      }
+      await conn`select pg_advisory_unlock(7402113002)`;
+    } finally {
+      conn.release();
+      await admin.end();
+    }
+    return name;
+  })();
+  return template;
+}
+
+/** A test database: its client, its URL, and drop(). */
+export interface TestDatabase {
+  db: Db;
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** Creates a fresh, migrated database for one test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const tpl = await templateName();
+  const name = `lettings_t_${ulid().toLowerCase()}`;
+  const server = await testServerUrl();
+  const admin = connect(server, { max: 1 });
+  try {
+    await admin.unsafe(`create database "${name}" template "${tpl}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(server, name);
+  const db = connect(url, { max: 20 });
+  return {
+    db,
+    url,
+    name,
+    drop: async () => {
+      await db.end({ timeout: 5 });
+      const a = connect(server, { max: 1 });
+      try {
+        await a.unsafe(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await a.end();
+      }
+    },
+  };
+}
