@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import { ulid } from "ulid";
-import { execute, renderError, type Call } from "./core/execute.ts";
+import { bodyLimit, execute, renderError, type Call } from "./core/execute.ts";
 import { RouteNotFound, IntegrationUnavailable } from "./core/errors.ts";
 import { buildOpenApi } from "./core/openapi.ts";
 import type { AppContext, Operation } from "./core/operation.ts";
@@ -22,6 +22,15 @@ function respond(status: number, bodyText: string, requestId: string, headers: R
   return new Response(bodyText, { status, headers: { "content-type": json, "x-request-id": requestId, ...headers } });
 }
 
+/** A path parameter decoded; a malformed escape is kept as sent (validation then refuses it). */
+function decodeParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 /** Turns an HTTP request into an operation call. */
 async function toCall(op: Operation, request: Request, params: Record<string, string>, requestId: string): Promise<Call> {
   const url = new URL(request.url);
@@ -30,12 +39,16 @@ async function toCall(op: Operation, request: Request, params: Record<string, st
     query[k] = k in query ? ([] as unknown[]).concat(query[k], v) : v;
   }
   const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  let body: Call["body"] = { kind: "none" };
+  if (hasBody && declared > bodyLimit) body = { kind: "tooLarge" };
+  else if (hasBody) body = { kind: "text", text: await request.text(), contentType: request.headers.get("content-type") };
   return {
     apiKey: request.headers.get("x-api-key"),
     tenantHeader: request.headers.get("x-tenant"),
-    params: Object.fromEntries(Object.entries(params ?? {}).map(([k, v]) => [k, decodeURIComponent(v)])),
+    params: Object.fromEntries(Object.entries(params ?? {}).map(([k, v]) => [k, decodeParam(v)])),
     query,
-    body: hasBody ? { kind: "text", text: await request.text(), contentType: request.headers.get("content-type") } : { kind: "none" },
+    body,
     requestId,
     url,
   };

@@ -18,12 +18,16 @@ export const bodyLimit = 64 * 1024;
 /** A request as the transports hand it over. */
 export interface Call {
   apiKey: string | null;
-  /** Whether an Authorization header was sent (a bearer token is never accepted as a key). */
+  /** The X-Tenant header, when sent. */
   tenantHeader: string | null;
   params: Record<string, string>;
   query: Record<string, unknown>;
   /** The raw body (REST) or an already parsed value (MCP); none when nothing was sent. */
-  body: { kind: "none" } | { kind: "text"; text: string; contentType: string | null } | { kind: "value"; value: unknown };
+  body:
+    | { kind: "none" }
+    | { kind: "text"; text: string; contentType: string | null }
+    | { kind: "tooLarge" }
+    | { kind: "value"; value: unknown };
   requestId: string;
   url: URL;
 }
@@ -60,6 +64,7 @@ function parseBody(op: Operation, body: Call["body"]): unknown {
   const schema = op.body ?? emptyBody;
   if (body.kind === "none") return check(schema, op.body ? undefined : {}, "body");
   if (body.kind === "value") return check(schema, body.value ?? {}, "body");
+  if (body.kind === "tooLarge") throw new PayloadTooLarge({ limit: bodyLimit });
   if (body.text.trim() === "" && !op.body) return {};
   if (Buffer.byteLength(body.text, "utf8") > bodyLimit) throw new PayloadTooLarge({ limit: bodyLimit });
   const type = (body.contentType ?? "").split(";")[0]!.trim().toLowerCase();
@@ -75,8 +80,8 @@ function parseBody(op: Operation, body: Call["body"]): unknown {
   return check(schema, value, "body");
 }
 
-/** The authorisation checks 3 to 8 of CONTRACT.md §2, after the key was found. */
-function authorise(op: Operation, principal: Principal, tenantHeader: string | null) {
+/** Checks 3 and 4 of CONTRACT.md §2, after the key was found: X-Tenant, then suspension. */
+function checkWorkspace(principal: Principal, tenantHeader: string | null) {
   if (tenantHeader !== null && tenantHeader !== principal.workspaceSlug) {
     throw new TenantMismatch({ header: tenantHeader, organizationId: principal.workspaceId });
   }
@@ -101,7 +106,7 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     workspaceId = principal.workspaceId;
     Object.assign(headers, rateLimitHeaders(bucket));
     // 3, 4. X-Tenant, suspension.
-    authorise(op, principal, call.tenantHeader);
+    checkWorkspace(principal, call.tenantHeader);
     // 5. The budget (the token was spent by the lookup).
     if (!bucket.admitted) {
       const wait = retryAfterSeconds(bucket);
