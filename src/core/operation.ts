@@ -1,5 +1,6 @@
 /** One declaration per operation: the REST route, its OpenAPI entry, its scope check and its MCP tool come from it. */
 import { Type, type TObject, type TSchema, type Static, type TProperties } from "@sinclair/typebox";
+import "./formats.ts";
 import type { Db } from "./db.ts";
 import type { Principal } from "./auth.ts";
 import type { Config } from "../config.ts";
