@@ -1,6 +1,6 @@
 /** The contractor-invoices group's operations. */
 import { Type } from "@sinclair/typebox";
-import { MoneyBusy } from "../core/errors.ts";
+import { EntitlementMissing, MoneyBusy, TenantCreateRejected, TenantNotFound, WebhookDuplicate } from "../core/errors.ts";
 import { operation, Id } from "../core/operation.ts";
 import { recordActivity } from "../core/activity.ts";
 import { PaymentAlreadyCorrected, PaymentNotFound } from "./errors.ts";
@@ -15,7 +15,8 @@ and \`correctionReason\`, stays listed, and stops counting. Over the entries not
 \`grossMinor = netMinor + vatMinor\` (sums of the lines); \`creditedMinor\` = Σ credit notes' gross;
 \`payableMinor = max(0, grossMinor − creditedMinor)\`; \`paidMinor\` = Σ payments;
 \`outstandingMinor = max(0, payableMinor − paidMinor)\`; \`recoveredMinor\` = Σ recoveries;
-\`recoverableMinor = max(0, payableMinor − recoveredMinor)\` for a tenant-borne invoice, else 0.
+\`recoverableMinor = max(0, payableMinor − recoveredMinor)\` for a tenant-borne invoice, else 0;
+\`disputedMinor\` is 0 unless the invoice is disputed, then the amount recorded with the dispute, else the outstanding amount.
 Status, the first that holds: \`void\`, \`disputed\`, \`credited\` (creditedMinor ≥ grossMinor > 0), \`paid\`
 (payableMinor > 0 and paidMinor ≥ payableMinor), \`part_paid\` (paidMinor > 0), \`approved\`, \`received\`.
 Imported invoices are derived by the same rule, so an imported and a corrected invoice always agree;
@@ -48,14 +49,14 @@ ${moneyRules}`.trim(),
   body: CorrectPaymentBody,
   response: ContractorInvoice,
   errors: [PaymentNotFound, PaymentAlreadyCorrected, MoneyBusy],
+  listedErrors: [TenantCreateRejected, EntitlementMissing, TenantNotFound, WebhookDuplicate],
   hints: { destructive: false, idempotent: false },
   run: ({ db, principal, params, body }) =>
     db.begin(async (tx) => {
       const workspaceId = principal.workspaceId;
       const paymentId = params.id;
       const invoiceId = await paymentInvoiceId(tx, workspaceId, paymentId);
-      if (!invoiceId) throw new PaymentNotFound({ paymentId });
-      await holdForMoney(tx, workspaceId, invoiceId, paymentId);
+      if (!invoiceId || !(await holdForMoney(tx, workspaceId, invoiceId, paymentId))) throw new PaymentNotFound({ paymentId });
       const reason = body.reason.trim();
       const correctedAt = await markPaymentCorrected(tx, workspaceId, paymentId, reason);
       if (!correctedAt) {

@@ -20,16 +20,17 @@ export async function paymentInvoiceId(tx: Tx, workspaceId: string, paymentId: s
 
 /**
  * Takes the invoice and the payment for a money operation until the transaction ends, without waiting:
- * when another transaction holds either row, MoneyBusy at once.
+ * when another transaction holds either row, MoneyBusy at once. False when the payment is gone.
  */
-export async function holdForMoney(tx: Tx, workspaceId: string, invoiceId: string, paymentId: string): Promise<void> {
+export async function holdForMoney(tx: Tx, workspaceId: string, invoiceId: string, paymentId: string): Promise<boolean> {
   try {
     // Why nowait: a second money operation on the same invoice is refused at once rather than queued.
-    await tx`
+    const rows = await tx`
       select 1 from contractor_invoices i
       join contractor_payments p on p.workspace_id = i.workspace_id and p.invoice_id = i.id
       where i.workspace_id = ${workspaceId} and i.id = ${invoiceId} and p.id = ${paymentId}
       for update nowait`;
+    return rows.length > 0;
   } catch (error) {
     if ((error as { code?: string }).code === "55P03") throw new MoneyBusy({ invoiceId });
     throw error;
