@@ -1,4 +1,4 @@
-/** The string formats schemas use (`date`, `date-time`, `email`), registered once with TypeBox. */
+/** The string formats schemas use (`date`, `date-time`, `email`), registered with TypeBox over Elysia's looser ones. */
 import { FormatRegistry } from "@sinclair/typebox";
 
 const date = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -17,6 +17,6 @@ export function isDateTime(value: string): boolean {
   return dateTime.test(value) && isDate(value.slice(0, 10)) && !Number.isNaN(Date.parse(value));
 }
 
-if (!FormatRegistry.Has("date")) FormatRegistry.Set("date", isDate);
-if (!FormatRegistry.Has("date-time")) FormatRegistry.Set("date-time", isDateTime);
-if (!FormatRegistry.Has("email")) FormatRegistry.Set("email", (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v) && v.length <= 254);
+FormatRegistry.Set("date", isDate);
+FormatRegistry.Set("date-time", isDateTime);
+FormatRegistry.Set("email", (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v) && v.length <= 254);
