@@ -1,18 +1,78 @@
 /** The handovers group's operations. */
 import { Type } from "@sinclair/typebox";
-import { NotImplemented } from "../core/errors.ts";
+import * as errors from "../core/errors.ts";
+import { HandoverNotFound, type ErrorClass } from "../core/errors.ts";
 import { operation, Id } from "../core/operation.ts";
+import { tenancyFacts } from "./queries.ts";
+import { handoverRow } from "./row.ts";
+import { HandoverRow } from "./schema.ts";
+
+const description = `
+Returns one tenancy's handover row: its move-in and move-out handover records, the check-in and check-out
+visits with their follow-ups, the key sets of its unit, and what is still outstanding.
+
+**Field-level access.** \`checkIn\`, \`checkOut\` and \`followUps\` need \`inspections:read\` as well
+(\`inspectionsReadable\` says whether the key holds it; without it they are \`null\`). \`keys\` needs
+\`keys:read\` as well (else \`null\`). \`outstanding\` is always complete: it never depends on those scopes.
+
+**Visits.** \`checkIn\` / \`checkOut\` is the latest non-cancelled inspection of kind check_in / check_out
+(latest by dueOn, an undated one counting as the oldest, then by id); when only cancelled ones exist, the
+latest cancelled one. \`followUps\` are the findings of those two visits that have a repair or a task.
+
+**Keys.** Over the key sets of the tenancy's unit, lost ones never listed, each list by sequence, then
+reference: \`held\` (checked out with this tenancyId), \`ambiguous\` (checked out with no tenancyId to a
+holder of type tenant or to an occupant of this tenancy), \`available\` (in the office);
+\`otherActiveTenancyIds\` are the unit's other active or notice_given tenancies.
+
+**Outstanding items** ("today" is the date in Europe/London), move-in items first, then in the order of
+the code enumeration; \`count\` is set for the codes that count things, else \`null\`:
+
+| code | direction | when |
+|---|---|---|
+| check_in_missing | move_in | no non-cancelled check-in |
+| check_in_open | move_in | the check-in is due or booked |
+| follow_ups_open | move_in | the check-in shown has open follow-ups (count) |
+| keys_not_handed_over | move_in | status is not ended, startsOn ≤ today (a tenancy without startsOn has not started), nothing held |
+| keys_unattributed | move_in while active, else move_out | ambiguous key sets exist (count) |
+| meter_readings_missing | move_in | meters of the unit without a reading in the move-in handover (count) |
+| handover_open | move_in | no move-in handover, or it is open |
+| check_out_missing | move_out | notice_given or ended, no non-cancelled check-out |
+| check_out_open | move_out | notice_given or ended, the check-out is due or booked |
+| follow_ups_open | move_out | the check-out shown has open follow-ups (count) |
+| keys_held | move_out | ended and key sets still held (count) |
+| meter_readings_missing | move_out | notice_given or ended: meters without a move-out reading (count) |
+| forwarding_missing | move_out | notice_given or ended, no forwarding address (a blank one counts as none) |
+| notice_evidence_missing | move_out | noticeGivenOn set, no notice evidence document |
+| handover_open | move_out | notice_given or ended, and no move-out handover or it is open |
+
+A follow-up is open while its repair's status is not completed/cancelled or its task's status is not
+done/cancelled. The key items are computed from the key sets even when \`keys\` is \`null\`.
+
+An unknown tenancy and another workspace's tenancy both answer 404 \`HandoverNotFound\`.`.trim();
+
+/** API.md's error table, which it declares on this operation (most are never raised here). */
+const apiErrors: ErrorClass[] = [
+  errors.TenantCreateRejected, errors.ConfigMissing, errors.IntegrationRejected, errors.AuthRejected, errors.RegistrationRejected,
+  errors.UnknownIntegration, errors.WebhookUnroutable, errors.RateUnavailable, errors.Unauthenticated, errors.WebhookRejected,
+  errors.ApiKeyRejected, errors.TenantSuspended, errors.EntitlementMissing, errors.NotAMember, errors.ScopeUnknown,
+  errors.ScopeMissing, errors.TenantMismatch, errors.WorkspaceOwnerRequired, errors.WorkspaceRoleRequired, errors.TenantNotFound,
+  errors.ModuleRequestNotFound, errors.WebhookDuplicate, errors.RegistrationConflict, errors.MoneyBusy, errors.RateLimited,
+  errors.IntegrationUnavailable,
+];
 
 /** A tenancy's move-in and move-out handovers with visits, keys and outstanding items. */
 export const forTenancy = operation({
   id: "handovers.forTenancy", group: "handovers", method: "GET", path: "/handovers/tenancies/:tenancyId",
   summary: "A tenancy's move-in and move-out handovers with visits, keys and outstanding items.",
-  description: "Declared; not built yet.",
+  description,
   params: Type.Object({ tenancyId: Id }, { additionalProperties: false }),
-  response: Type.Unknown(),
-  errors: [NotImplemented],
-  run: async () => {
-    throw new NotImplemented({ operationId: "handovers.forTenancy" });
+  response: HandoverRow,
+  errors: [HandoverNotFound],
+  listedErrors: apiErrors,
+  run: async ({ db, principal, params }) => {
+    const facts = await tenancyFacts(db, principal.workspaceId, params.tenancyId);
+    if (!facts) throw new HandoverNotFound({ tenancyId: params.tenancyId });
+    return handoverRow(facts, { inspections: principal.scopes.has("inspections:read"), keys: principal.scopes.has("keys:read") });
   },
 });
 

@@ -1,0 +1,120 @@
+/** The handovers group's SQL: the facts of one tenancy's handover row, in one statement. */
+import type { Db } from "../core/db.ts";
+import type { Direction, FollowUp, Handover, InspectionSummary, KeyEntry, TenancyStatus } from "./schema.ts";
+
+/** An inspection as the facts carry it: the summary without followUpCount, and its follow-ups. */
+export type InspectionFacts = Omit<InspectionSummary, "followUpCount" | "findingCount"> & {
+  findingCount: number;
+  followUps: FollowUp[];
+};
+
+/** Everything the handover row and its outstanding items are computed from. */
+export interface TenancyFacts {
+  tenancyId: string;
+  tenancyStatus: TenancyStatus;
+  startsOn: string | null;
+  endsOn: string | null;
+  noticeGivenOn: string | null;
+  unitId: string;
+  propertyId: string | null;
+  /** Today in Europe/London, YYYY-MM-DD, as the database sees it. */
+  today: string;
+  occupants: { contactId: string; role: string; isLead: boolean }[];
+  /** The unit's meters, by name. */
+  meters: string[];
+  moveIn: Handover | null;
+  moveOut: Handover | null;
+  checkIn: InspectionFacts | null;
+  checkOut: InspectionFacts | null;
+  /** The key sets of the tenancy's unit (lost ones left out), by sequence, reference, id. */
+  keySets: KeyEntry[];
+  otherActiveTenancyIds: string[];
+}
+
+function handover(db: Db, direction: Direction) {
+  return db`(
+    select json_build_object(
+      'id', h.id, 'direction', h.direction, 'status', h.status, 'dueOn', ymd(h.due_on),
+      'completedAt', iso(h.completed_at),
+      'meterReadings', coalesce((
+        select json_agg(json_build_object('meter', r.meter, 'reading', r.reading, 'readOn', ymd(r.read_on)) order by r.meter)
+        from handover_meter_readings r
+        where r.workspace_id = h.workspace_id and r.handover_id = h.id), '[]'),
+      'forwardingAddress', h.forwarding_address,
+      'noticeEvidenceDocumentId', h.notice_evidence_document_id)
+    from handovers h
+    where h.workspace_id = t.workspace_id and h.tenancy_id = t.id and h.direction = ${direction})`;
+}
+
+function inspection(db: Db, kind: "check_in" | "check_out") {
+  // Why this order: the latest non-cancelled inspection wins, else the latest cancelled one;
+  // "latest" is by dueOn (an undated inspection counts as the oldest), then by id.
+  return db`(
+    select json_build_object(
+      'id', i.id, 'reference', i.reference, 'status', i.status, 'outcome', i.outcome,
+      'dueOn', ymd(i.due_on), 'bookedFor', iso(i.booked_for), 'completedAt', iso(i.completed_at),
+      'findingCount', (
+        select count(*) from inspection_findings f
+        where f.workspace_id = i.workspace_id and f.inspection_id = i.id),
+      'followUps', coalesce((
+        select json_agg(json_build_object(
+          'findingId', f.id, 'area', f.area, 'item', f.item,
+          'repair', case when r.id is null then null
+                         else json_build_object('id', r.id, 'reference', r.reference, 'status', r.status) end,
+          'task', case when k.id is null then null
+                       else json_build_object('id', k.id, 'title', k.title, 'status', k.status, 'dueOn', ymd(k.due_on)) end)
+          order by f.area collate "C", f.item collate "C" nulls first, f.id collate "C")
+        from inspection_findings f
+        left join repairs r on r.workspace_id = f.workspace_id and r.id = f.repair_id
+        left join tasks k on k.workspace_id = f.workspace_id and k.id = f.task_id
+        where f.workspace_id = i.workspace_id and f.inspection_id = i.id
+          and (f.repair_id is not null or f.task_id is not null)), '[]'))
+    from inspections i
+    where i.workspace_id = t.workspace_id and i.tenancy_id = t.id and i.kind = ${kind}
+    order by i.status = 'cancelled', i.due_on desc nulls last, i.id collate "C" desc
+    limit 1)`;
+}
+
+/**
+ * The facts of a tenancy's handover row, or undefined when the tenancy is not in this workspace.
+ * One statement whatever the number of inspections, findings and key sets.
+ */
+export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: string): Promise<TenancyFacts | undefined> {
+  const [row] = await db<{ facts: TenancyFacts }[]>`
+    select json_build_object(
+      'tenancyId', t.id, 'tenancyStatus', t.status,
+      'startsOn', ymd(t.starts_on), 'endsOn', ymd(t.ends_on), 'noticeGivenOn', ymd(t.notice_given_on),
+      'unitId', t.unit_id, 'propertyId', u.property_id,
+      'today', ymd(london_today()),
+      'occupants', coalesce((
+        select json_agg(json_build_object('contactId', o.contact_id, 'role', o.role, 'isLead', o.is_lead)
+                        order by o.is_lead desc, o.contact_id collate "C")
+        from tenancy_occupants o
+        where o.workspace_id = t.workspace_id and o.tenancy_id = t.id), '[]'),
+      'meters', coalesce((
+        select json_agg(m.meter order by m.meter)
+        from unit_meters m
+        where m.workspace_id = t.workspace_id and m.unit_id = t.unit_id), '[]'),
+      'moveIn', ${handover(db, "move_in")},
+      'moveOut', ${handover(db, "move_out")},
+      'checkIn', ${inspection(db, "check_in")},
+      'checkOut', ${inspection(db, "check_out")},
+      'keySets', coalesce((
+        select json_agg(json_build_object(
+          'id', k.id, 'reference', k.reference, 'label', k.label, 'unitId', k.unit_id, 'status', k.status,
+          'sequence', k.sequence, 'holderType', k.holder_type, 'holderContactId', k.holder_contact_id,
+          'holderName', k.holder_name, 'tenancyId', k.tenancy_id)
+          order by k.sequence, k.reference collate "C", k.id collate "C")
+        from key_sets k
+        where k.workspace_id = t.workspace_id and k.unit_id = t.unit_id and k.status <> 'lost'), '[]'),
+      'otherActiveTenancyIds', coalesce((
+        select json_agg(o.id order by o.id collate "C")
+        from tenancies o
+        where o.workspace_id = t.workspace_id and o.unit_id = t.unit_id and o.id <> t.id
+          and o.status in ('active', 'notice_given')), '[]')
+    ) as facts
+    from tenancies t
+    join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id
+    where t.workspace_id = ${workspaceId} and t.id = ${tenancyId}`;
+  return row?.facts;
+}
