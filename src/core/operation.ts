@@ -8,7 +8,6 @@ import type { Logger } from "./log.ts";
 import type { Jobs } from "./jobs.ts";
 import type { ErrorClass } from "./errors.ts";
 import type { Group } from "./groups.ts";
-import "./formats.ts";
 
 /** An HTTP method an operation uses. */
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
