@@ -1,7 +1,7 @@
 /** Runs a declared operation for a request, REST or MCP alike: the checks of CONTRACT.md §2 in order, then validation, the handler and the answer. */
 import { Type, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { authenticate, type Principal } from "./auth.ts";
+import { authenticate, type KeyLookup, type Principal } from "./auth.ts";
 import { rateLimitHeaders, retryAfterSeconds } from "./budget.ts";
 import { isConnectionError } from "./db.ts";
 import {
@@ -26,6 +26,8 @@ export interface Call {
   body: { kind: "none" } | { kind: "text"; text: string; contentType: string | null } | { kind: "value"; value: unknown };
   requestId: string;
   url: URL;
+  /** The key lookup a transport already made for this request (MCP over HTTP checks the key first); it spent the token. */
+  lookup?: KeyLookup;
 }
 
 /** What to answer: status, JSON body (as text and as value), headers. */
@@ -94,7 +96,7 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     // 1. A key must be sent in x-api-key; a bearer token is refused the same way.
     if (!call.apiKey) throw new Unauthenticated();
     // 2. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash.
-    const found = await authenticate(app.db, call.apiKey);
+    const found = call.lookup ?? (await authenticate(app.db, call.apiKey));
     if (!found.found) throw new ApiKeyRejected();
     const { principal, bucket } = found;
     keyId = principal.keyId;
