@@ -61,7 +61,10 @@ function checkQuery(schema: TSchema, query: Record<string, unknown>) {
 function parseBody(op: Operation, body: Call["body"]): unknown {
   const schema = op.body ?? emptyBody;
   if (body.kind === "none") return check(schema, op.body ? undefined : {}, "body");
-  if (body.kind === "value") return check(schema, body.value ?? {}, "body");
+  if (body.kind === "value") {
+    if (Buffer.byteLength(JSON.stringify(body.value ?? {}), "utf8") > bodyLimit) throw new PayloadTooLarge({ limit: bodyLimit });
+    return check(schema, body.value ?? {}, "body");
+  }
   if (body.text.trim() === "" && !op.body) return {};
   if (Buffer.byteLength(body.text, "utf8") > bodyLimit) throw new PayloadTooLarge({ limit: bodyLimit });
   const type = (body.contentType ?? "").split(";")[0]!.trim().toLowerCase();

@@ -123,7 +123,7 @@ describe.each(["legacy", "modern"] as Era[])("over Streamable HTTP, %s era", (er
     await s.close();
   });
 
-  test("refusals are tool errors carrying the REST error body: validation, unknown fields, scope, module, owner", async () => {
+  test("refusals are tool errors carrying the REST error body: validation, unknown fields, size, scope, module, owner", async () => {
     const staffId = ulid();
     await h.database.db`insert into users (workspace_id, id, name, role) values (${ws.id}, ${staffId}, 'Staff', 'staff')`;
     const bare = await h.workspace({ modules: [] });
@@ -132,6 +132,7 @@ describe.each(["legacy", "modern"] as Era[])("over Streamable HTTP, %s era", (er
       [ws.key, echo, { params: { probeId: "p" }, query: {}, body: { note: "n", tags: [], revision: 3 } }, "RequestInvalid"],
       [ws.key, echo, { params: { probeId: "not an id!" }, query: {}, body: { note: "n", tags: [] } }, "RequestInvalid"],
       [ws.key, echo, { params: { probeId: "p" }, query: { limit: 0 }, body: { note: "n", tags: [] } }, "RequestInvalid"],
+      [ws.key, echo, { params: { probeId: "p" }, query: {}, body: { note: "x".repeat(70 * 1024), tags: [] } }, "PayloadTooLarge"],
       [await h.key(ws, ["tasks:read"]), echo, { params: { probeId: "p" }, query: {}, body: { note: "n", tags: [] } }, "ScopeMissing"],
       [bare.key, guarded, { params: {}, query: {} }, "EntitlementMissing"],
       [await h.key(ws, [...allScopes], { createdBy: staffId }), guarded, { params: {}, query: {} }, "WorkspaceOwnerRequired"],
@@ -195,6 +196,13 @@ describe("the connection", () => {
       await expect(s.client.listTools()).rejects.toThrow();
       await s.close();
     }
+  });
+
+  test("a message over 128 KiB is refused with 413 PayloadTooLarge before the SDK reads it", async () => {
+    const message = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "tasks_cancel", arguments: { id: "T1", pad: "x".repeat(130 * 1024) } } };
+    const res = await h.app.handle(mcpPost(message, { "x-api-key": ws.key }));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ _tag: "PayloadTooLarge", limit: 128 * 1024 });
   });
 
   test("GET and DELETE answer 405: the endpoint is stateless and takes POST only", async () => {
