@@ -26,11 +26,6 @@ function refuse(error: AppError, requestId: string, headers: Record<string, stri
   });
 }
 
-/** Whether a JSON-RPC message is a tools/call request (its refusals are tool errors, not HTTP statuses). */
-function isToolCall(message: unknown): boolean {
-  return typeof message === "object" && message !== null && (message as { method?: unknown }).method === "tools/call";
-}
-
 /** The handler of `/mcp` for a set of operations: `handle(request, requestId)` answers one HTTP request. */
 export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
   const tools = toolsOf(operations);
@@ -56,13 +51,25 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
       const res = await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
       // The JSON answer is complete once handleRequest resolves; read it before the server is closed.
       const text = await res.text();
-      return new Response(text === "" && res.status === 202 ? null : text, { status: res.status, headers: res.headers });
+      return new Response(text, { status: res.status, headers: res.headers });
     } finally {
       await server.close();
     }
   }
 
+  /** Answers one HTTP request to /mcp, logged as REST requests are. */
   async function handle(request: Request, requestId: string): Promise<Response> {
+    const started = performance.now();
+    const seen: { keyId?: string; rpc?: string } = {};
+    const response = await answer(request, requestId, seen);
+    app.log.info("request", {
+      requestId, keyId: seen.keyId ?? null, route: "mcp", rpc: seen.rpc ?? null, method: request.method,
+      status: response.status, durationMs: Math.round((performance.now() - started) * 10) / 10,
+    });
+    return response;
+  }
+
+  async function answer(request: Request, requestId: string, seen: { keyId?: string; rpc?: string }): Promise<Response> {
     if (request.method !== "POST") {
       return refuse(new MethodNotAllowed({ method: request.method, allow: ["POST"] }), requestId, { allow: "POST" });
     }
@@ -71,6 +78,7 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
     if (!apiKey) return refuse(new Unauthenticated(), requestId);
     const found = await authenticate(app.db, apiKey);
     if (!found.found) return refuse(new ApiKeyRejected(), requestId);
+    seen.keyId = found.principal.keyId;
     const limits = rateLimitHeaders(found.bucket);
     const text = await request.text();
     if (Buffer.byteLength(text, "utf8") > messageLimit) return refuse(new PayloadTooLarge({ limit: messageLimit }), requestId, limits);
@@ -80,9 +88,11 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
     } catch {
       parsedBody = undefined; // the SDK answers the JSON-RPC parse error
     }
+    const rpc = (parsedBody as { method?: unknown } | null)?.method;
+    if (typeof rpc === "string") seen.rpc = rpc;
     // The request spent its token above. A tool call on an empty bucket is a RateLimited tool error; any other
     // message (initialize, tools/list, notifications) is refused here with 429, as a REST request would be.
-    if (!found.bucket.admitted && !isToolCall(parsedBody)) {
+    if (!found.bucket.admitted && rpc !== "tools/call") {
       const wait = retryAfterSeconds(found.bucket);
       const error = new RateLimited({
         key: found.principal.keyId, retryAfterSeconds: wait,
