@@ -8,6 +8,7 @@ import { buildOpenApi } from "./core/openapi.ts";
 import type { AppContext, Operation } from "./core/operation.ts";
 import { operations as allOperations } from "./operations.ts";
 import { apiDescription } from "./core/api_description.ts";
+import { mcpEndpoint } from "./mcp/http.ts";
 
 /** The request id to echo: the caller's when printable and at most 128 characters, else a new ULID. */
 export function requestIdOf(request: Request): string {
@@ -107,6 +108,8 @@ export function buildApp(ctx: AppContext, options: { operations?: readonly Opera
       { parse: "none", detail: { hide: true } } as any,
     );
   }
+  const mcp = mcpEndpoint(ctx, operations);
+  app = app.all("/mcp", ({ request }: { request: Request }) => mcp.handle(request, requestIdOf(request)), { parse: "none", detail: { hide: true } } as any);
   if (options.extend) app = options.extend(app);
   return app as Elysia;
 }

@@ -1,7 +1,7 @@
 /** Runs a declared operation for a request, REST or MCP alike: the checks of CONTRACT.md §2 in order, then validation, the handler and the answer. */
 import { Type, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { authenticate, type Principal } from "./auth.ts";
+import { authenticate, type KeyLookup, type Principal } from "./auth.ts";
 import { rateLimitHeaders, retryAfterSeconds } from "./budget.ts";
 import { isConnectionError } from "./db.ts";
 import {
@@ -30,6 +30,8 @@ export interface Call {
     | { kind: "value"; value: unknown };
   requestId: string;
   url: URL;
+  /** The key lookup a transport already made for this request (MCP over HTTP checks the key first); it spent the token. */
+  lookup?: KeyLookup;
 }
 
 /** What to answer: status, JSON body (as text and as value), headers. */
@@ -63,7 +65,10 @@ function checkQuery(schema: TSchema, query: Record<string, unknown>) {
 function parseBody(op: Operation, body: Call["body"]): unknown {
   const schema = op.body ?? emptyBody;
   if (body.kind === "none") return check(schema, op.body ? undefined : {}, "body");
-  if (body.kind === "value") return check(schema, body.value ?? {}, "body");
+  if (body.kind === "value") {
+    if (Buffer.byteLength(JSON.stringify(body.value ?? {}), "utf8") > bodyLimit) throw new PayloadTooLarge({ limit: bodyLimit });
+    return check(schema, body.value ?? {}, "body");
+  }
   if (body.kind === "tooLarge") throw new PayloadTooLarge({ limit: bodyLimit });
   if (body.text.trim() === "" && !op.body) return {};
   if (Buffer.byteLength(body.text, "utf8") > bodyLimit) throw new PayloadTooLarge({ limit: bodyLimit });
@@ -99,7 +104,7 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     // 1. A key must be sent in x-api-key; a bearer token is refused the same way.
     if (!call.apiKey) throw new Unauthenticated();
     // 2. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash.
-    const found = await authenticate(app.db, call.apiKey);
+    const found = call.lookup ?? (await authenticate(app.db, call.apiKey));
     if (!found.found) throw new ApiKeyRejected();
     const { principal, bucket } = found;
     keyId = principal.keyId;

@@ -1,0 +1,91 @@
+/** The MCP server of one caller: tools/list filtered by the key's scopes, tools/call through the same pipeline as REST. */
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from "@modelcontextprotocol/server";
+import { ulid } from "ulid";
+import { authenticate, type KeyLookup } from "../core/auth.ts";
+import { ApiKeyRejected, Unauthenticated, type AppError } from "../core/errors.ts";
+import { execute, type Outcome } from "../core/execute.ts";
+import type { AppContext } from "../core/operation.ts";
+import { restPath, splitArguments, toolsAllowed, type Tool } from "./tools.ts";
+
+/** The server's name and version as `initialize` reports them. */
+export const serverInfo = { name: "lettings-service", version: "1.0.0" };
+
+const instructions =
+  "Each tool is one operation of the Lettings and Property Maintenance Service API, named after its operationId " +
+  "with `.` replaced by `_`. A successful call's structuredContent is the operation's JSON response; a refusal is a " +
+  "tool error whose structuredContent is the tagged error body (`_tag` names the error). Every call spends one " +
+  "request of the API key's budget.";
+
+/** Who calls, as one transport knows it: the key, the X-Tenant header, and the key lookup already made for this request. */
+export interface Caller {
+  apiKey: string | null;
+  tenantHeader: string | null;
+  /** The HTTP request's id; on stdio each call gets a new one. */
+  requestId?: string;
+  /** The base of the URLs handlers build (links to the next page): the service's address. */
+  origin: string;
+  /**
+   * A lookup made for this HTTP request before the SDK saw it (it spent the request's token). The first tool call
+   * uses it; any further call in the same request authenticates, and spends, on its own.
+   */
+  lookup?: KeyLookup;
+}
+
+/** The refusal of a tools/list without a usable key, as a JSON-RPC error carrying the tagged body. */
+function refusal(error: AppError): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidRequest, error.tag, error.toBody());
+}
+
+/** An operation's outcome as a tool result: the JSON as structuredContent and, byte for byte, as text. */
+export function toolResult(out: Outcome): CallToolResult {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(out.headers)) headers[name.toLowerCase()] = value;
+  return {
+    content: [{ type: "text", text: out.bodyText }],
+    structuredContent: out.body as Record<string, unknown>,
+    ...(out.status >= 400 ? { isError: true } : {}),
+    _meta: { "lettings/status": out.status, "lettings/headers": headers },
+  };
+}
+
+/** Builds the server for one caller (one HTTP request, or one stdio connection). */
+export function mcpServer(app: AppContext, tools: ReadonlyMap<string, Tool>, caller: Caller): Server {
+  const server = new Server(serverInfo, { capabilities: { tools: { listChanged: false } }, instructions });
+  const takeLookup = () => {
+    const taken = caller.lookup;
+    caller.lookup = undefined;
+    return taken;
+  };
+
+  server.setRequestHandler("tools/list", async () => {
+    const found = takeLookup() ?? (caller.apiKey ? await authenticate(app.db, caller.apiKey) : undefined);
+    if (!found) throw refusal(new Unauthenticated());
+    if (!found.found) throw refusal(new ApiKeyRejected());
+    return { tools: toolsAllowed(tools, found.principal.scopes) };
+  });
+
+  server.setRequestHandler("tools/call", async (request) => {
+    const tool = tools.get(request.params.name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const { params, query, body } = splitArguments(tool, args);
+    const url = new URL(restPath(tool.op, params), caller.origin);
+    for (const [name, value] of Object.entries(query)) {
+      for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(v));
+    }
+    const started = performance.now();
+    const requestId = caller.requestId ?? ulid();
+    const out = await execute(app, tool.op, {
+      apiKey: caller.apiKey, tenantHeader: caller.tenantHeader, params, query, body, requestId, url, lookup: takeLookup(),
+    });
+    app.log.info("request", {
+      requestId, keyId: out.keyId ?? null, route: tool.op.id, transport: "mcp", status: out.status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+    });
+    const result = toolResult(out);
+    // The wire codec of the connection's protocol revision shapes a success (2025-era connections need an object).
+    return result.isError ? result : server.projectCallToolResult(result, tool.definition.outputSchema);
+  });
+
+  return server;
+}

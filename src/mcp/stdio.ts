@@ -1,0 +1,80 @@
+/**
+ * `bun run mcp`: the MCP server over stdio for desktop assistants. It authenticates with LETTINGS_API_KEY against the
+ * service's database (DATABASE_URL, or the embedded one under DATA_DIR) and runs every call through the same pipeline
+ * as REST. stdout carries only MCP messages; logs go to stderr.
+ */
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { loadConfig, ConfigError, type LogLevel } from "../config.ts";
+import { authenticate } from "../core/auth.ts";
+import { ApiKeyRejected, IntegrationUnavailable, Unauthenticated, type AppError } from "../core/errors.ts";
+import { Jobs } from "../core/jobs.ts";
+import type { Logger } from "../core/log.ts";
+import type { AppContext } from "../core/operation.ts";
+import { openDatabase } from "../core/runtime.ts";
+import { operations } from "../operations.ts";
+import { mcpServer } from "./server.ts";
+import { toolsOf } from "./tools.ts";
+
+const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+/** A logger writing one JSON object a line to stderr (stdout belongs to the protocol). */
+function stderrLogger(level: LogLevel): Logger {
+  const write = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
+    if (order[lvl] < order[level]) return;
+    process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + "\n");
+  };
+  return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
+}
+
+/** Refuses the connection: the tagged body on stderr, exit code 2 (as the CLI does). */
+function refuse(error: AppError | { toBody(): unknown }): never {
+  process.stderr.write(JSON.stringify(error.toBody()) + "\n");
+  process.exit(2);
+}
+
+let config;
+try {
+  config = loadConfig({ LOG_LEVEL: "warn", ...process.env });
+} catch (error) {
+  if (error instanceof ConfigError) refuse({ toBody: () => ({ _tag: "UsageError", message: error.message }) });
+  throw error;
+}
+const apiKey = process.env.LETTINGS_API_KEY?.trim() || null;
+if (!apiKey) refuse(new Unauthenticated());
+
+const log = stderrLogger(config.logLevel);
+const database = await openDatabase(config, log).catch((error: Error) =>
+  refuse(new IntegrationUnavailable({ integration: "database", detail: `The database cannot be reached: ${error.message}` })),
+);
+const jobs = new Jobs(database.url, log);
+const app: AppContext = { db: database.db, config, log, jobs };
+
+let stopping = false;
+async function shutdown(code: number) {
+  if (stopping) return;
+  stopping = true;
+  await jobs.stop().catch(() => {});
+  await database.close().catch(() => {});
+  process.exit(code);
+}
+
+// A key that is unknown, revoked or expired refuses the connection before any MCP message is read.
+// This check spends one request of the key's budget, as any authenticated request does.
+const found = await authenticate(app.db, apiKey);
+if (!found.found) {
+  await database.close().catch(() => {});
+  refuse(new ApiKeyRejected());
+}
+
+const tools = toolsOf(operations);
+const origin = `http://localhost:${config.port}`;
+const handle = serveStdio(() => mcpServer(app, tools, { apiKey, tenantHeader: null, origin }), {
+  onerror: (error) => log.warn("mcp", { error: error.message }),
+});
+log.info("MCP server on stdio", { keyId: found.principal.keyId, workspace: found.principal.workspaceSlug, embeddedPostgres: database.embedded });
+
+// The client closing stdin ends the connection; the database pool would otherwise keep the process alive.
+process.stdin.on("end", () => void handle.close().finally(() => shutdown(0)));
+process.stdin.on("close", () => void handle.close().finally(() => shutdown(0)));
+process.on("SIGTERM", () => void handle.close().finally(() => shutdown(0)));
+process.on("SIGINT", () => void handle.close().finally(() => shutdown(0)));
