@@ -19,7 +19,7 @@ function companyJson(sql: Sql) {
       select json_agg(json_build_object(
                'contactId', p.id, 'name', p.name, 'email', p.email, 'role', cp.role,
                'archivedAt', iso(coalesce(cp.archived_at, p.archived_at)), 'kind', p.kind)
-             order by p.name, p.id)
+             order by lower(p.name) collate "C", p.name collate "C", p.id collate "C")
       from company_people cp
       join contacts p on p.workspace_id = cp.workspace_id and p.id = cp.contact_id
       where cp.workspace_id = c.workspace_id and cp.company_id = c.id), '[]'::json)

@@ -47,7 +47,7 @@ export const Company = Strict(
     revision: Type.Integer({ minimum: 1, description: "Starts at 1; goes up by one with each change." }),
     archivedAt: Nullable(Instant),
     createdAt: Instant,
-    people: Type.Array(CompanyPerson, { description: "Contacts attached to the company, ordered by name then contactId; empty for a new company." }),
+    people: Type.Array(CompanyPerson, { description: "Contacts attached to the company, ordered by name (case-insensitive) then contactId; empty for a new company." }),
   },
   { description: "A company contact. Every field is present; a field with no value is null." },
 );

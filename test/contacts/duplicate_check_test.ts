@@ -55,6 +55,7 @@ describe("match kinds", () => {
     ["dots in a non-Gmail address", { name: "A", email: "jane.doe@example.com" }, { email: "janedoe@example.com" }],
     ["a +tag on a non-Gmail address", { name: "A", email: "jane@example.com" }, { email: "jane+x@example.com" }],
     ["another mobile", { name: "A", mobile: "07700 900123" }, { mobile: "07700 900124" }],
+    ["a mobile that is not a phone number, even the same text", { name: "A", mobile: "n/a" }, { mobile: "n/a" }],
     ["another registration number", { name: "A", registrationNumber: "01234567" }, { registrationNumber: "01234568" }],
     ["another name", { name: "Jane Smith" }, { name: "Jane Smyth" }],
     ["a postcode alone (with another name)", { name: "Jane Smith", addressPostcode: "SW1A 1AA" }, { name: "John Smith", addressPostcode: "SW1A 1AA" }],
