@@ -1,12 +1,20 @@
 /** Normalised forms of contact fields, used for storage and for matching (CONTRACT.md §4.3, §4.4). */
 
-/** A UK postcode upper-cased with one space before the last three characters; other text trimmed, upper-cased. */
-export function normalisePostcode(value: string | null | undefined): string | null {
+const ukPostcodeShape = /^(?:[A-Z]{1,2}[0-9][A-Z0-9]?|GIR)[0-9][A-Z]{2}$/;
+
+/** A UK postcode in its normal form (upper case, one space before the last three characters), or null when the value is not shaped like one. */
+export function ukPostcode(value: string | null | undefined): string | null {
   if (value == null) return null;
   const compact = value.replace(/\s+/g, "").toUpperCase();
-  if (compact === "") return null;
-  if (/^[A-Z]{1,2}[0-9][A-Z0-9]?[0-9][A-Z]{2}$/.test(compact)) return `${compact.slice(0, -3)} ${compact.slice(-3)}`;
-  return value.trim().toUpperCase().replace(/\s+/g, " ");
+  return ukPostcodeShape.test(compact) ? `${compact.slice(0, -3)} ${compact.slice(-3)}` : null;
+}
+
+/** A UK postcode upper-cased with one space before the last three characters; other text trimmed, upper-cased, spaces collapsed. */
+export function normalisePostcode(value: string | null | undefined): string | null {
+  if (value == null) return null;
+  const text = value.trim().toUpperCase().replace(/\s+/g, " ");
+  if (text === "") return null;
+  return ukPostcode(text) ?? text;
 }
 
 /** A registration number upper-cased without spaces; an all-digit one left-padded with zeros to 8. */
@@ -26,36 +34,59 @@ export function normaliseEmail(value: string | null | undefined): string | null 
 
 const gmailDomains = new Set(["gmail.com", "googlemail.com"]);
 
-/** The canonical form of an email for loose matching: Gmail addresses without dots and +tags, on gmail.com. */
+/** The canonical form of an email for loose matching: Gmail addresses without dots and +tags, on gmail.com; others as normaliseEmail. */
 export function canonicalEmail(value: string | null | undefined): string | null {
   const email = normaliseEmail(value);
   if (!email) return null;
   const at = email.lastIndexOf("@");
   if (at < 1) return email;
-  const local = email.slice(0, at);
   const domain = email.slice(at + 1);
   if (!gmailDomains.has(domain)) return email;
-  return `${local.split("+")[0]!.replace(/\./g, "")}@gmail.com`;
+  const local = email.slice(0, at).split("+")[0]!.replace(/\./g, "");
+  return local === "" ? email : `${local}@gmail.com`;
 }
 
-/** A UK mobile in E.164 (`07…`, `447…`, `0044…`, `+44 (0)…` → `+447…`); other numbers digits-only with their +. */
+/**
+ * A phone number in E.164 where it can tell: UK numbers (`07…`, `447…`, `0044…`, `+44 (0)…`, `+44 0…`,
+ * and UK landlines alike) → `+44…`; other international numbers (`+…`, `00…`) → `+<digits>`; anything
+ * else with enough digits → its digits. A trailing extension is dropped. Text that is not a phone number
+ * (letters, fewer than 6 digits) → null, so it never matches.
+ */
 export function normaliseMobile(value: string | null | undefined): string | null {
   if (value == null) return null;
-  let v = value.trim().replace(/\(0\)/g, "").replace(/[\s().-]/g, "");
-  if (v === "") return null;
-  if (v.startsWith("+")) v = `00${v.slice(1)}`;
-  if (v.startsWith("0044")) v = `0${v.slice(4)}`;
-  else if (v.startsWith("44") && v.length === 12) v = `0${v.slice(2)}`;
-  if (/^07\d{9}$/.test(v)) return `+44${v.slice(1)}`;
-  if (v.startsWith("00")) return `+${v.slice(2)}`;
-  return v;
+  const v = value
+    .trim()
+    .replace(/\s*(?:ext\.?|extension|x)\s*\d+$/i, "")
+    .replace(/\(0\)/g, "")
+    .replace(/[\s().\/-]/g, "");
+  if (!/^\+?\d{6,}$/.test(v)) return null;
+  let international: string | null = null;
+  if (v.startsWith("+")) international = v.slice(1);
+  else if (v.startsWith("00")) international = v.slice(2);
+  else if (v.startsWith("0")) return v.length === 10 || v.length === 11 ? `+44${v.slice(1)}` : v;
+  else if (v.startsWith("44") && v.length >= 11 && v.length <= 13) international = v;
+  if (international === null) return v;
+  if (international.startsWith("44")) {
+    const national = international.slice(2).replace(/^0/, "");
+    if (national.length === 9 || national.length === 10) return `+44${national}`;
+  }
+  return `+${international}`;
 }
 
-/** A name lower-cased, without punctuation, repeated spaces or a trailing ltd/limited/plc/llp. */
+/**
+ * A name for matching: accents folded, lower-cased, punctuation and symbols removed, repeated spaces
+ * collapsed, and one trailing `ltd`, `limited`, `plc` or `llp` removed.
+ */
 export function normaliseName(value: string | null | undefined): string | null {
   if (value == null) return null;
-  let v = value.toLowerCase().replace(/[^\p{L}\p{N}\s]/gu, " ").replace(/\s+/g, " ").trim();
-  v = v.replace(/\s+(ltd|limited|plc|llp)$/, "").trim();
+  const v = value
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s]/gu, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/ (?:ltd|limited|plc|llp)$/, "");
   return v === "" ? null : v;
 }
 

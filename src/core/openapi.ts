@@ -64,7 +64,7 @@ function operationObject(op: Operation) {
   const responses: Record<string, unknown> = {
     [String(op.status ?? 200)]: {
       description: "Success.",
-      headers: { ...rateLimitHeaders, ...(op.responseHeaders ?? {}) },
+      headers: { ...rateLimitHeaders, ...Object.fromEntries(Object.entries(op.responseHeaders ?? {}).map(([name, h]) => [name, { schema: { type: "string" }, ...h }])) },
       content: { "application/json": { schema: jsonSchema(op.response) } },
     },
   };

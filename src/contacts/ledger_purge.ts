@@ -1,0 +1,19 @@
+/** The daily job that forgets requestId ledger entries older than 30 days (CONTRACT.md §4.3). */
+import { purgeLedger } from "../core/idempotency.ts";
+import { queues } from "../core/jobs.ts";
+import type { AppContext } from "../core/operation.ts";
+
+/** When the purge runs: 03:17 every day, Europe/London. */
+export const ledgerPurgeCron = "17 3 * * *";
+
+/** Schedules the daily purge (an upsert, so every process may call it) and starts its worker. */
+export async function startLedgerPurge(ctx: AppContext): Promise<void> {
+  await ctx.jobs.ensureQueue(queues.ledgerPurge, { retryLimit: 3, retryDelay: 60, retryBackoff: true });
+  const boss = await ctx.jobs.boss();
+  await boss.schedule(queues.ledgerPurge, ledgerPurgeCron, {}, { tz: "Europe/London" });
+  await boss.work(queues.ledgerPurge, async () => {
+    const purged = await purgeLedger(ctx.db, 30);
+    ctx.log.info("idempotency ledger purged", { purged });
+    return { purged };
+  });
+}

@@ -1,0 +1,118 @@
+/** The contacts group's SQL. */
+import type { Static } from "@sinclair/typebox";
+import type { Db, Tx } from "../core/db.ts";
+import type { CompanyFields } from "./company_fields.ts";
+import type { Candidate, Company } from "./schema.ts";
+
+type Sql = Db | Tx;
+
+/** The company JSON of API.md from a contacts row aliased `c`, with its people. */
+function companyJson(sql: Sql) {
+  return sql`json_build_object(
+    'id', c.id, 'legacyContactId', c.legacy_contact_id, 'name', c.name, 'email', c.email, 'mobile', c.mobile,
+    'addressLine1', c.address_line1, 'addressLine2', c.address_line2, 'addressTown', c.address_town,
+    'addressPostcode', c.address_postcode, 'overseas', c.overseas, 'roles', to_json(c.roles),
+    'registrationNumber', c.registration_number, 'registrationJurisdiction', c.registration_jurisdiction,
+    'website', c.website, 'notes', c.notes, 'revision', c.revision, 'archivedAt', iso(c.archived_at),
+    'createdAt', iso(c.created_at),
+    'people', coalesce((
+      select json_agg(json_build_object(
+               'contactId', p.id, 'name', p.name, 'email', p.email, 'role', cp.role,
+               'archivedAt', iso(coalesce(cp.archived_at, p.archived_at)), 'kind', p.kind)
+             order by lower(p.name) collate "C", p.name collate "C", p.id collate "C")
+      from company_people cp
+      join contacts p on p.workspace_id = cp.workspace_id and p.id = cp.contact_id
+      where cp.workspace_id = c.workspace_id and cp.company_id = c.id), '[]'::json)
+  )`;
+}
+
+/** Inserts a company and returns it in API.md's shape, in one statement. */
+export async function insertCompany(tx: Sql, workspaceId: string, id: string, f: CompanyFields): Promise<Static<typeof Company>> {
+  const n = f.norms;
+  const [row] = await tx<{ company: Static<typeof Company> }[]>`
+    with c as (
+      insert into contacts (
+        workspace_id, id, kind, name, email, mobile, address_line1, address_line2, address_town, address_postcode,
+        overseas, roles, registration_number, registration_jurisdiction, website, notes,
+        name_norm, email_norm, email_canon, mobile_norm, postcode_norm, registration_norm)
+      values (
+        ${workspaceId}, ${id}, 'company', ${f.name}, ${f.email}, ${f.mobile}, ${f.addressLine1}, ${f.addressLine2},
+        ${f.addressTown}, ${f.addressPostcode}, ${f.overseas}, ${f.roles}::text[], ${f.registrationNumber},
+        ${f.registrationJurisdiction}, ${f.website}, ${f.notes},
+        ${n.nameNorm}, ${n.emailNorm}, ${n.emailCanon}, ${n.mobileNorm}, ${n.postcodeNorm}, ${n.registrationNorm})
+      returning *
+    )
+    select ${companyJson(tx)} as company from c`;
+  return row!.company;
+}
+
+/** A company of the workspace in API.md's shape, or undefined. */
+export async function companyById(db: Sql, workspaceId: string, id: string): Promise<Static<typeof Company> | undefined> {
+  const [row] = await db<{ company: Static<typeof Company> }[]>`
+    select ${companyJson(db)} as company from contacts c
+    where c.workspace_id = ${workspaceId} and c.id = ${id} and c.kind = 'company'`;
+  return row?.company;
+}
+
+/** The normalised values a duplicate check looks for; null means not sent. */
+export interface DuplicateProbe {
+  kind: "person" | "company" | null;
+  nameNorm: string | null;
+  emailNorm: string | null;
+  emailCanon: string | null;
+  mobileNorm: string | null;
+  postcodeNorm: string | null;
+  registrationNorm: string | null;
+}
+
+/** The candidates of a duplicate check: at most `limit`, ordered, with the count of all matches. */
+export async function findDuplicates(db: Sql, workspaceId: string, p: DuplicateProbe, limit = 20) {
+  const equal = (column: string, value: string | null) => (value === null ? db`false` : db`c.${db(column)} = ${value}`);
+  const differs = (column: string, value: string | null) =>
+    value === null ? db`false` : db`(c.${db(column)} is not null and c.${db(column)} <> ${value})`;
+  const onEmail = equal("email_canon", p.emailCanon);
+  const onMobile = equal("mobile_norm", p.mobileNorm);
+  const onRegistration = equal("registration_norm", p.registrationNorm);
+  const onName = equal("name_norm", p.nameNorm);
+  // Why one OR of equalities on the indexed normalised columns: the planner answers it with a BitmapOr
+  // of the (workspace_id, <column>) indexes, so the cost follows the matches, not the workspace's size.
+  const rows = await db<{ candidate: Static<typeof Candidate>; total: number }[]>`
+    with m as (
+      select c.id, c.kind, c.name, c.email, c.mobile, c.address_postcode, c.archived_at, c.roles,
+             ${onEmail} as on_email, ${onMobile} as on_mobile, ${onRegistration} as on_registration,
+             ${onName} as on_name, ${equal("postcode_norm", p.postcodeNorm)} as on_postcode,
+             ${equal("email_norm", p.emailNorm)} as on_email_exact,
+             array_remove(array[
+               case when ${differs("name_norm", p.nameNorm)} then 'name' end,
+               case when ${differs("email_canon", p.emailCanon)} then 'email' end,
+               case when ${differs("mobile_norm", p.mobileNorm)} then 'mobile' end,
+               case when ${differs("postcode_norm", p.postcodeNorm)} then 'addressPostcode' end,
+               case when ${differs("registration_norm", p.registrationNorm)} then 'registrationNumber' end
+             ], null) as conflicting
+      from contacts c
+      where c.workspace_id = ${workspaceId}
+        and (${onEmail} or ${onMobile} or ${onRegistration} or ${onName})
+        ${p.kind === null ? db`` : db`and c.kind = ${p.kind}`}
+    ), s as (
+      select m.*,
+             array_remove(array[
+               case when on_email then 'email' end,
+               case when on_mobile then 'mobile' end,
+               case when on_registration then 'registrationNumber' end,
+               case when on_name and on_postcode then 'name_postcode' when on_name then 'name' end
+             ], null) as matched_on,
+             coalesce(on_email_exact or on_mobile or on_registration, false) as exact
+      from m
+    )
+    select json_build_object(
+             'contact', json_build_object(
+               'id', id, 'kind', kind, 'name', name, 'email', email, 'mobile', mobile,
+               'addressPostcode', address_postcode, 'archivedAt', iso(archived_at), 'roles', to_json(roles)),
+             'matchedOn', to_json(matched_on), 'exact', exact, 'conflicting', to_json(conflicting)) as candidate,
+           (count(*) over ())::int as total
+    from s
+    order by exact desc, cardinality(matched_on) desc, lower(name) collate "C", name collate "C", id collate "C"
+    limit ${limit}`;
+  const totalMatched = rows[0]?.total ?? 0;
+  return { candidates: rows.map((r) => r.candidate), totalMatched, truncated: totalMatched > rows.length };
+}
