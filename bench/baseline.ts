@@ -8,6 +8,7 @@ import { join } from "node:path";
 /** What pgbench measured. */
 export interface BaselineResult {
   command: string;
+  script: string;
   connections: number;
   transactions: number;
   failed: number;
@@ -77,7 +78,9 @@ export async function runBaseline(input: {
   const transactions = number(/number of transactions actually processed: (\d+)/);
   const failed = number(/number of failed transactions: (\d+)/);
   return {
-    command: `pgbench ${args.slice(0, -1).join(" ")} <database>`,
+    command: `pgbench -n -M prepared -c ${input.connections} -j 2 -T ${input.seconds} -f baseline.sql -D tenancies=${input.tenancies} ` +
+      `-D keyhash=<sha256 of the baseline key> -D keyid=<its id> -D ws=<workspace id> -D prefix=${input.tenancyPrefix} -l <database>`,
+    script: baselineScript,
     connections: input.connections,
     transactions,
     failed: Number.isNaN(failed) ? 0 : failed,
