@@ -1,0 +1,93 @@
+/**
+ * The baseline: pgbench running the minimal per-request SQL of a naive service (look up the key by hash,
+ * update its bucket row, select one row by primary key) on the same server, with the same connections.
+ */
+import { readdirSync, readFileSync, writeFileSync, rmSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+/** What pgbench measured. */
+export interface BaselineResult {
+  command: string;
+  script: string;
+  connections: number;
+  transactions: number;
+  failed: number;
+  seconds: number;
+  transactionsPerSecond: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  meanMs: number | null;
+}
+
+/** The pgbench script: one transaction = the three statements, each on its own (autocommit), like a naive request. */
+export const baselineScript = `\\set t random(1, :tenancies)
+SELECT id, workspace_id, scopes, created_by_user_id, budget_per_minute FROM api_keys
+  WHERE key_hash = decode(:keyhash, 'hex') AND revoked_at IS NULL AND expires_at > now();
+UPDATE rate_buckets SET tokens = greatest(tokens - 1, 0), updated_at = clock_timestamp() WHERE key_id = :keyid;
+SELECT * FROM tenancies WHERE workspace_id = :ws AND id = :prefix::text || :t::text;
+`;
+
+function percentile(sorted: Float64Array, p: number): number | null {
+  if (sorted.length === 0) return null;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return Math.round(sorted[index]! * 100) / 100;
+}
+
+/** Runs pgbench (-n -M prepared -c N -j 2 -T seconds) and reads its per-transaction log for percentiles. */
+export async function runBaseline(input: {
+  pgbench: string;
+  databaseUrl: string;
+  connections: number;
+  seconds: number;
+  workDir: string;
+  workspaceId: string;
+  keyId: string;
+  keyHashHex: string;
+  tenancies: number;
+  tenancyPrefix: string;
+}): Promise<BaselineResult> {
+  mkdirSync(input.workDir, { recursive: true });
+  const script = join(input.workDir, "baseline.sql");
+  writeFileSync(script, baselineScript);
+  const args = [
+    "-n", "-M", "prepared", "-c", String(input.connections), "-j", "2", "-T", String(input.seconds),
+    "-f", script,
+    "-D", `tenancies=${input.tenancies}`, "-D", `keyhash=${input.keyHashHex}`, "-D", `keyid=${input.keyId}`,
+    "-D", `ws=${input.workspaceId}`, "-D", `prefix=${input.tenancyPrefix}`,
+    "-l", `--log-prefix=${join(input.workDir, "pgbench_log")}`,
+    input.databaseUrl,
+  ];
+  const proc = Bun.spawn([input.pgbench, ...args], { cwd: input.workDir, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`pgbench exited with ${code}: ${err.trim() || out.trim()}`);
+  const number = (re: RegExp) => {
+    const m = out.match(re);
+    return m ? Number(m[1]) : NaN;
+  };
+  // Per-transaction log lines: client_id transaction_no time_us script_no epoch epoch_us; failures say "failed".
+  const latencies: number[] = [];
+  for (const file of readdirSync(input.workDir).filter((f) => f.startsWith("pgbench_log"))) {
+    const path = join(input.workDir, file);
+    for (const line of readFileSync(path, "utf8").split("\n")) {
+      const us = Number(line.split(" ")[2]);
+      if (line && Number.isFinite(us)) latencies.push(us / 1000);
+    }
+    rmSync(path, { force: true });
+  }
+  const sorted = Float64Array.from(latencies).sort();
+  const transactions = number(/number of transactions actually processed: (\d+)/);
+  const failed = number(/number of failed transactions: (\d+)/);
+  return {
+    command: `pgbench -n -M prepared -c ${input.connections} -j 2 -T ${input.seconds} -f baseline.sql -D tenancies=${input.tenancies} ` +
+      `-D keyhash=<sha256 of the baseline key> -D keyid=<its id> -D ws=<workspace id> -D prefix=${input.tenancyPrefix} -l <database>`,
+    script: baselineScript,
+    connections: input.connections,
+    transactions,
+    failed: Number.isNaN(failed) ? 0 : failed,
+    seconds: input.seconds,
+    transactionsPerSecond: Math.round(number(/tps = ([\d.]+)/) * 10) / 10,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    meanMs: Math.round(number(/latency average = ([\d.]+) ms/) * 100) / 100,
+  };
+}

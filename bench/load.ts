@@ -1,0 +1,97 @@
+/**
+ * The load generator, run as its own process: `bun bench/load.ts <spec.json>`. Drives one scenario with
+ * autocannon (one worker) and prints its figures as one JSON line on stdout.
+ */
+import autocannon from "autocannon";
+import { readFileSync } from "node:fs";
+import { requestMaker, type ScenarioName } from "./scenarios.ts";
+import type { LoadPools } from "./seed.ts";
+
+/** What the parent asks for. */
+export interface LoadSpec {
+  url: string;
+  apiKey: string;
+  scenario: ScenarioName;
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+  runId: string;
+  poolsFile: string;
+}
+
+/** What one scenario measured: latencies over every answer, whatever its status. */
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  requestsPerSecond: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  meanMs: number | null;
+  non2xx: number;
+  status5xx: number;
+  /** Socket errors and timeouts. */
+  errors: number;
+  statusCounts: Record<string, number>;
+}
+
+function percentile(sorted: Float64Array, p: number): number | null {
+  if (sorted.length === 0) return null;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return Math.round(sorted[index]! * 100) / 100;
+}
+
+async function drive(spec: LoadSpec, pools: LoadPools, seconds: number, runId: string): Promise<LoadResult> {
+  const next = requestMaker(spec.scenario, pools, runId);
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  const instance = autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: seconds,
+    timeout: 30,
+    headers: { "x-api-key": spec.apiKey, "content-type": "application/json" },
+    requests: [
+      {
+        setupRequest: (request) => {
+          const r = next();
+          return { ...request, method: r.method, path: r.path, body: r.body };
+        },
+      },
+    ],
+  });
+  instance.on("response", (_client, _status, _bytes, ms) => {
+    if (count === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[count++] = ms;
+  });
+  const result = await instance;
+  const sorted = latencies.subarray(0, count).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
+  const total = Object.values(statusCounts).reduce((a, b) => a + b, 0);
+  return {
+    requests: total,
+    seconds: result.duration,
+    requestsPerSecond: Math.round((total / result.duration) * 10) / 10,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    meanMs: count ? Math.round((sum / count) * 100) / 100 : null,
+    non2xx: result.non2xx,
+    status5xx: result["5xx"],
+    errors: result.errors + result.timeouts,
+    statusCounts,
+  };
+}
+
+if (import.meta.main) {
+  const spec = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as LoadSpec;
+  const pools = JSON.parse(readFileSync(spec.poolsFile, "utf8")) as LoadPools;
+  if (spec.warmupSeconds > 0) await drive(spec, pools, spec.warmupSeconds, `${spec.runId}w`);
+  const result = await drive(spec, pools, spec.seconds, spec.runId);
+  process.stdout.write(JSON.stringify(result) + "\n");
+  process.exit(0);
+}

@@ -1,0 +1,67 @@
+/** The benchmark's printed table and the JSON it writes. */
+import type { LoadResult } from "./load.ts";
+import type { BaselineResult } from "./baseline.ts";
+
+/** One scenario's row. */
+export interface ScenarioReport extends LoadResult {
+  scenario: string;
+  label: string;
+  connections: number;
+  /** VmHWM of the service process during this scenario (KiB), when the kernel lets us reset it. */
+  peakRssKiB: number | null;
+  /** Service figure / baseline figure: req/s over tps (higher is better), latencies over latencies (lower is better). */
+  ratioToBaseline: { requestsPerSecond: number | null; p50: number | null; p99: number | null };
+}
+
+/** Everything one run measured. */
+export interface BenchReport {
+  startedAt: string;
+  settings: { seconds: number; warmupSeconds: number; scale: number; server: "DATABASE_URL" | "embedded"; database: string };
+  machine: { cpus: number; bun: string; postgres: string };
+  seed: { ms: number; counts: Record<string, number>; stepsMs: Record<string, number> };
+  scenarios: ScenarioReport[];
+  baseline: BaselineResult;
+  peakRssKiB: number | null;
+  coldStart: { emptyDatabaseMs: number; migratedDatabaseMs: number };
+  embeddedFirstStartMs: number | null;
+}
+
+/** a / b rounded to 2 decimals, or null. */
+export function ratio(a: number | null, b: number | null): number | null {
+  if (a === null || b === null || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return null;
+  return Math.round((a / b) * 100) / 100;
+}
+
+const fmt = (v: number | null, digits = 0) => (v === null ? "-" : v.toLocaleString("en-GB", { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const mib = (kib: number | null) => (kib === null ? "-" : `${(kib / 1024).toFixed(0)} MiB`);
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
+  return [line(header), `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...rows.map(line)].join("\n");
+}
+
+/** The report as text for stdout. */
+export function renderReport(r: BenchReport): string {
+  const rows = r.scenarios.map((s) => [
+    s.label, String(s.connections), fmt(s.requestsPerSecond), fmt(s.p50Ms, 2), fmt(s.p99Ms, 2),
+    fmt(s.non2xx), fmt(s.status5xx), fmt(s.errors),
+    s.ratioToBaseline.requestsPerSecond === null ? "-" : `${s.ratioToBaseline.requestsPerSecond.toFixed(2)}×`,
+  ]);
+  const b = r.baseline;
+  rows.push(["baseline: pgbench key+bucket+row", String(b.connections), fmt(b.transactionsPerSecond), fmt(b.p50Ms, 2), fmt(b.p99Ms, 2), "-", "-", fmt(b.failed), "1.00×"]);
+  const counts = Object.entries(r.seed.counts).map(([k, v]) => `${k} ${v.toLocaleString("en-GB")}`).join(", ");
+  return [
+    `Benchmark ${r.startedAt}: ${r.settings.seconds} s a scenario (+${r.settings.warmupSeconds} s warm-up), scale ${r.settings.scale}, ` +
+      `${r.settings.server === "embedded" ? "embedded Postgres" : "DATABASE_URL's server"} (${r.machine.postgres}), ${r.machine.cpus} CPUs, Bun ${r.machine.bun}`,
+    `Seed: ${(r.seed.ms / 1000).toFixed(1)} s (${counts})`,
+    "",
+    table(["scenario", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx", "5xx", "errors", "ratio to baseline"], rows),
+    "",
+    `Status codes: ${r.scenarios.map((s) => `${s.scenario} ${Object.entries(s.statusCounts).map(([k, v]) => `${k}×${v}`).join(" ") || "none"}`).join("; ")}`,
+    `Peak RSS of the service: ${mib(r.peakRssKiB)} (per scenario: ${r.scenarios.map((s) => `${s.scenario} ${mib(s.peakRssKiB)}`).join(", ")})`,
+    `Cold start (bun src/main.ts to first /health 200): ${fmt(r.coldStart.migratedDatabaseMs)} ms on a migrated database, ` +
+      `${fmt(r.coldStart.emptyDatabaseMs)} ms on an empty one (migrations applied)`,
+    `Embedded Postgres first start (initdb + start): ${r.embeddedFirstStartMs === null ? "-" : `${fmt(r.embeddedFirstStartMs)} ms`}`,
+  ].join("\n");
+}

@@ -1,0 +1,179 @@
+/**
+ * `bun run bench`: starts the service on a fresh database, seeds one workspace at scale, drives it over loopback
+ * from a separate load-generator process, runs the pgbench baseline on the same server, and prints the figures
+ * (JSON under ./.data/bench/). Settings: BENCH_SECONDS (10), BENCH_SCALE (1), BENCH_WARMUP_SECONDS (2), PGBENCH.
+ */
+import { ulid } from "ulid";
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { connect } from "../src/core/db.ts";
+import { hashKey } from "../src/core/auth.ts";
+import { createApiKey } from "../src/core/api_keys.ts";
+import { createWorkspace, entitle } from "../src/core/workspaces.ts";
+import { allScopes } from "../src/core/groups.ts";
+import { createBenchDatabase, openServer, timeEmbeddedFirstStart } from "./database.ts";
+import { root, startService, type ServiceProcess } from "./service.ts";
+import { loadPools, seedWorkspace, verifySeed } from "./seed.ts";
+import { scenarios } from "./scenarios.ts";
+import { runBaseline } from "./baseline.ts";
+import { ratio, renderReport, type BenchReport, type ScenarioReport } from "./report.ts";
+import type { LoadResult, LoadSpec } from "./load.ts";
+
+function setting(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    console.error(`${name} must be a number from ${min} to ${max}, not "${raw}"`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const seconds = Math.round(setting("BENCH_SECONDS", 10, 1, 3600));
+const scale = setting("BENCH_SCALE", 1, 0.001, 10);
+const warmupSeconds = Math.round(setting("BENCH_WARMUP_SECONDS", Math.min(2, seconds), 0, 600));
+const pgbench = process.env.PGBENCH || (existsSync("/usr/bin/pgbench") ? "/usr/bin/pgbench" : Bun.which("pgbench"));
+if (!pgbench) {
+  console.error("pgbench not found: install it with Postgres's client tools, or set PGBENCH to its path");
+  process.exit(2);
+}
+
+const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const outDir = join(root, ".data", "bench");
+const startedAt = new Date();
+const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
+const runId = ulid().toLowerCase();
+const workDir = join(outDir, `work-${stamp}`);
+const serviceLog = join(outDir, `${stamp}-service.log`);
+mkdirSync(workDir, { recursive: true });
+
+const cleanups: (() => Promise<unknown>)[] = [];
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    while (cleanups.length) {
+      try {
+        await cleanups.pop()!();
+      } catch (error) {
+        progress(`cleanup: ${(error as Error).message ?? error}`);
+      }
+    }
+    rmSync(workDir, { recursive: true, force: true });
+    // The service logs at warn: keep its log only when it said something.
+    if (existsSync(serviceLog) && statSync(serviceLog).size === 0) rmSync(serviceLog, { force: true });
+    else if (existsSync(serviceLog)) progress(`the service logged warnings or errors: ${serviceLog}`);
+  })();
+  return cleaning;
+}
+process.on("SIGINT", () => void cleanup().finally(() => process.exit(130)));
+process.on("SIGTERM", () => void cleanup().finally(() => process.exit(143)));
+
+/** Runs one scenario in a load-generator process and returns its figures. */
+async function runScenario(spec: LoadSpec): Promise<LoadResult> {
+  const specFile = join(workDir, `${spec.scenario}.json`);
+  writeFileSync(specFile, JSON.stringify(spec));
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "load.ts"), specFile], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const last = out.trim().split("\n").pop() ?? "";
+  if (code !== 0 || !last.startsWith("{")) throw new Error(`load generator for ${spec.scenario} failed (exit ${code}): ${err.trim() || out.trim()}`);
+  return JSON.parse(last) as LoadResult;
+}
+
+try {
+  const server = await openServer(process.env.DATABASE_URL, join(root, ".data", "bench-pg"));
+  if (server.embedded) cleanups.push(() => server.embedded!.stop());
+  const database = await createBenchDatabase(server.url);
+  cleanups.push(() => database.drop());
+  progress(`database ${database.name} on ${server.embedded ? "the embedded Postgres" : "DATABASE_URL's server"}`);
+
+  // The first start migrates the empty database; the second is the cold start on a migrated one.
+  const first = await startService({ databaseUrl: database.url, logFile: serviceLog });
+  const emptyDatabaseMs = first.coldStartMs;
+  await first.stop();
+
+  const db = connect(database.url, { max: 4 });
+  cleanups.push(() => db.end({ timeout: 5 }));
+  const [{ version }] = (await db`select current_setting('server_version') as version`) as unknown as [{ version: string }];
+  const workspace = await createWorkspace(db, { slug: "bench", name: "Benchmark Lettings", ownerName: "Bench Owner" });
+  await entitle(db, "bench", "maintenance-pro");
+  await entitle(db, "bench", "telephony");
+  progress(`seeding at scale ${scale}`);
+  const seedStarted = performance.now();
+  const { counts, timings: seedSteps } = await seedWorkspace(db, { workspaceId: workspace.id, ownerUserId: workspace.ownerUserId, scale });
+  const seedMs = Math.round(performance.now() - seedStarted);
+  progress(`seeded in ${(seedMs / 1000).toFixed(1)} s`);
+  await verifySeed(db, workspace.id);
+  const key = await createApiKey(db, { workspace: "bench", name: "Benchmark", scopes: [...allScopes], expiresInDays: 7, budgetPerMinute: 1_000_000 });
+  const baselineKey = await createApiKey(db, { workspace: "bench", name: "Baseline", scopes: [...allScopes], expiresInDays: 7, budgetPerMinute: 1_000_000 });
+  const pools = await loadPools(db, workspace.id);
+  const poolsFile = join(workDir, "pools.json");
+  writeFileSync(poolsFile, JSON.stringify(pools));
+
+  const service: ServiceProcess = await startService({ databaseUrl: database.url, logFile: serviceLog });
+  cleanups.push(() => service.stop());
+  progress(`service pid ${service.pid} answered /health ${service.coldStartMs} ms after spawning`);
+  let peakRssKiB = service.peakRssKiB();
+  const results: { scenario: (typeof scenarios)[number]; load: LoadResult; peakRssKiB: number | null }[] = [];
+  for (const scenario of scenarios) {
+    progress(`${scenario.label}: ${scenario.connections} connections, ${warmupSeconds} s warm-up + ${seconds} s`);
+    service.resetPeak();
+    const load = await runScenario({
+      url: service.url, apiKey: key.key, scenario: scenario.name, connections: scenario.connections, seconds, warmupSeconds,
+      runId: `${runId}-${scenario.name}`, poolsFile,
+    });
+    const peak = service.peakRssKiB();
+    if (peak !== null) peakRssKiB = Math.max(peakRssKiB ?? 0, peak);
+    results.push({ scenario, load, peakRssKiB: peak });
+  }
+  await service.stop();
+
+  progress(`baseline: pgbench, 64 connections, ${seconds} s`);
+  const baseline = await runBaseline({
+    pgbench, databaseUrl: database.url, connections: 64, seconds, workDir: join(workDir, "pgbench"),
+    workspaceId: workspace.id, keyId: baselineKey.id, keyHashHex: hashKey(baselineKey.key).toString("hex"),
+    tenancies: counts.tenancies, tenancyPrefix: "ten-",
+  });
+
+  progress("embedded Postgres first start (initdb + start)");
+  let embeddedFirstStartMs: number | null = null;
+  try {
+    embeddedFirstStartMs = await timeEmbeddedFirstStart();
+  } catch (error) {
+    progress(`embedded first start failed: ${(error as Error).message}`);
+  }
+
+  const scenarioReports: ScenarioReport[] = results.map(({ scenario, load, peakRssKiB }) => ({
+    scenario: scenario.name,
+    label: scenario.label,
+    connections: scenario.connections,
+    ...load,
+    peakRssKiB,
+    ratioToBaseline: {
+      requestsPerSecond: ratio(load.requestsPerSecond, baseline.transactionsPerSecond),
+      p50: ratio(load.p50Ms, baseline.p50Ms),
+      p99: ratio(load.p99Ms, baseline.p99Ms),
+    },
+  }));
+  const report: BenchReport = {
+    startedAt: startedAt.toISOString(),
+    settings: { seconds, warmupSeconds, scale, server: server.embedded ? "embedded" : "DATABASE_URL", database: database.name },
+    machine: { cpus: cpus().length, bun: Bun.version, postgres: version },
+    seed: { ms: seedMs, counts: { ...counts }, stepsMs: seedSteps },
+    scenarios: scenarioReports,
+    baseline,
+    peakRssKiB,
+    coldStart: { emptyDatabaseMs, migratedDatabaseMs: service.coldStartMs },
+    embeddedFirstStartMs,
+  };
+  const jsonFile = join(outDir, `${stamp}.json`);
+  writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n");
+  console.log(renderReport(report));
+  console.log(`\nJSON: ${jsonFile}`);
+} catch (error) {
+  progress(`failed: ${(error as Error).stack ?? error}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,60 @@
+/** The benchmark's scenarios: what each request is, drawn at random from the seeded workspace. */
+import type { LoadPools } from "./seed.ts";
+
+/** A scenario's name. */
+export type ScenarioName = "handover" | "agenda" | "duplicateCheck" | "createCompany";
+
+/** One scenario: its label in the table, its connections, and how to make a request. */
+export interface Scenario {
+  name: ScenarioName;
+  label: string;
+  connections: number;
+}
+
+/** The scenarios of issue 9, in the order they run. */
+export const scenarios: readonly Scenario[] = [
+  { name: "handover", label: "GET /handovers/tenancies/{id}", connections: 64 },
+  { name: "agenda", label: "GET /calendar/agenda (a week, staff)", connections: 64 },
+  { name: "duplicateCheck", label: "POST /contacts/duplicate-check", connections: 64 },
+  { name: "createCompany", label: "POST /companies (fresh requestId)", connections: 32 },
+];
+
+/** A request to send. */
+export interface BenchRequest {
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+}
+
+const day = 86_400_000;
+const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const any = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+
+/** A request factory for a scenario; `runId` keeps requestIds fresh across runs and processes. */
+export function requestMaker(name: ScenarioName, pools: LoadPools, runId: string): () => BenchRequest {
+  switch (name) {
+    case "handover":
+      return () => ({ method: "GET", path: `/handovers/tenancies/${encodeURIComponent(any(pools.tenancyIds))}` });
+    case "agenda": {
+      const today = Date.now() - (Date.now() % day);
+      return () => {
+        // A week starting anywhere in the seeded ±60 days.
+        const from = today + (Math.floor(Math.random() * 114) - 60) * day;
+        return { method: "GET", path: `/calendar/agenda?staffId=${encodeURIComponent(any(pools.staffIds))}&from=${ymd(from)}&to=${ymd(from + 7 * day)}` };
+      };
+    }
+    case "duplicateCheck":
+      return () => ({
+        method: "POST",
+        path: "/contacts/duplicate-check",
+        body: JSON.stringify(Math.random() < 0.5 ? { email: any(pools.emails) } : { mobile: any(pools.mobiles) }),
+      });
+    case "createCompany": {
+      let n = 0;
+      return () => {
+        n += 1;
+        return { method: "POST", path: "/companies", body: JSON.stringify({ requestId: `bench-${runId}-${n}`, name: `Bench Company ${runId} ${n}` }) };
+      };
+    }
+  }
+}
