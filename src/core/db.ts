@@ -4,16 +4,19 @@ import { mkdirSync, existsSync, readFileSync, writeFileSync, rmSync } from "node
 import { resolve, join } from "node:path";
 import { userInfo } from "node:os";
 
-/** A postgres.js client (or transaction) whose rows come back camelCased. */
+/** A postgres.js client (or transaction) whose column names come back camelCased. */
 export type Db = postgres.Sql<{}>;
 /** A postgres.js transaction. */
 export type Tx = postgres.TransactionSql<{}>;
 
 /** Opens a pool. JSON parameters that are already strings pass through unchanged (pg-boss sends them so). */
-export function connect(url: string, options: { max?: number; onnotice?: (n: unknown) => void } = {}): Db {
+export function connect(url: string, options: { max?: number; onnotice?: (n: unknown) => void; debug?: (...args: any[]) => void } = {}): Db {
   return postgres(url, {
+    debug: options.debug,
     max: options.max ?? 10,
-    transform: postgres.camel,
+    // Column names only: our SQL builds JSON values with camelCase keys already, and postgres.camel's value
+    // transform would rebuild every JSON object key by key (a quarter of the CPU of a handover request).
+    transform: { column: { from: postgres.toCamel, to: postgres.fromCamel } },
     onnotice: options.onnotice ?? (() => {}),
     connection: { application_name: "lettings-service", TimeZone: "UTC" },
     types: {
