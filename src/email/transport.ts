@@ -45,6 +45,9 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "emailFrom" | "dat
 function smtpMailer(url: string, from: string): Mailer {
   const transport = nodemailer.createTransport({
     url,
+    // Connections are reused between messages; a connection the server closed is reopened on the next send.
+    pool: true,
+    maxConnections: 2,
     // A send that hangs would hold its delivery lock: every phase is bounded, well inside the job's expiry.
     connectionTimeout: 15_000,
     greetingTimeout: 15_000,

@@ -1,5 +1,5 @@
 /** The worker that emails landlord portal invitations: at least once, never twice for one invitation. */
-import type { JobWithMetadata } from "pg-boss";
+import type { JobResult, JobWithMetadata } from "pg-boss";
 import { queues, type Jobs, type QueuePolicy } from "../core/jobs.ts";
 import type { AppContext } from "../core/operation.ts";
 import { createMailer, type Mailer, type SentEmail } from "../email/transport.ts";
@@ -14,15 +14,16 @@ export interface InviteEmailJob {
 }
 
 /**
- * Retries back off from 30 s to at most an hour (about two hours in all), then the job goes to the dead-letter
- * queue with its last error. A job whose worker died is retried after 5 minutes (every SMTP phase times out sooner).
+ * Retries back off from 30 s, doubling with jitter, to at most an hour (one to two hours in all); then the job goes
+ * to the dead-letter queue with its last error. A job whose worker died is retried after 10 minutes (a batch of 5
+ * sends ends well before that: every SMTP phase times out within 30 s).
  */
 export const inviteEmailQueuePolicy: QueuePolicy = {
   retryLimit: 8,
   retryDelay: 30,
   retryBackoff: true,
   retryDelayMax: 3600,
-  expireInSeconds: 300,
+  expireInSeconds: 600,
   deadLetter: `${queues.inviteEmail}-dead`,
 };
 
@@ -92,26 +93,35 @@ export async function deliverInvitationEmail(
   return result.outcome;
 }
 
-/** Starts the invitation email worker on the service's job queue. */
+/**
+ * Starts the invitation email worker on the service's job queue. Two loops each take up to 5 jobs at a time and
+ * send them one after the other (so the worker holds at most two database connections), fetching again at once
+ * while batches come back full; each job is settled on its own.
+ */
 export async function startInviteEmailWorker(ctx: AppContext, options: { mailer?: Mailer } = {}): Promise<void> {
   const mailer = options.mailer ?? createMailer(ctx.config, ctx.log);
   await ensureInviteEmailQueue(ctx.jobs);
   const boss = await ctx.jobs.boss();
   await boss.work(
     queues.inviteEmail,
-    { includeMetadata: true, pollingIntervalSeconds: 1, localConcurrency: 2 },
-    async ([job]: JobWithMetadata<InviteEmailJob>[]) => {
-      const final = job!.retryCount >= job!.retryLimit;
-      try {
-        const outcome = await deliverInvitationEmail(ctx, mailer, job!.data, { final });
-        ctx.log.info("invitation email", { invitationId: job!.data.invitationId, outcome, attempt: job!.retryCount + 1 });
-      } catch (error) {
-        ctx.log.warn("invitation email failed", {
-          invitationId: job!.data.invitationId, attempt: job!.retryCount + 1, final, error: describe(error),
-        });
-        throw error;
+    { includeMetadata: true, perJobResults: true, batchSize: 5, burstWhenBatchFull: true, pollingIntervalSeconds: 1, localConcurrency: 2 },
+    async (jobs: JobWithMetadata<InviteEmailJob>[]) => {
+      const results: JobResult[] = [];
+      for (const job of jobs) {
+        const attempt = job.retryCount + 1;
+        const final = job.retryCount >= job.retryLimit;
+        try {
+          const outcome = await deliverInvitationEmail(ctx, mailer, job.data, { final });
+          ctx.log.info("invitation email", { invitationId: job.data.invitationId, outcome, attempt });
+          results.push({ id: job.id, status: "completed", output: { outcome } });
+        } catch (error) {
+          ctx.log.warn("invitation email failed", { invitationId: job.data.invitationId, attempt, final, error: describe(error) });
+          results.push({ id: job.id, status: "failed", output: { message: describe(error) } });
+        }
       }
+      return results;
     },
   );
+  boss.once("stopped", () => mailer.close());
   ctx.log.info("worker started", { queue: queues.inviteEmail, transport: mailer.kind });
 }

@@ -34,7 +34,7 @@ describe("the SMTP mailer", () => {
 
   test("delivers a message with a text and an HTML part, the sender and the Message-ID", async () => {
     const mailer = createMailer(config, recordingLogger().log);
-    const sent = await mailer.send(message("landlord@one.test"));
+    const sent = await mailer.send(message("landlord@one.test")).finally(() => mailer.close());
     expect(sent.transport).toBe("smtp");
     expect(sent.messageId).toBe("<msg-1@lettings.test>");
     expect(sent.destination).toMatch(/^250/);
@@ -51,7 +51,7 @@ describe("the SMTP mailer", () => {
   test("a refusal by the server rejects the send with the server's code", async () => {
     smtp.behave("refused@one.test", "reject");
     const mailer = createMailer(config, recordingLogger().log);
-    const error = await mailer.send(message("refused@one.test")).catch((e) => e);
+    const error = await mailer.send(message("refused@one.test")).catch((e) => e).finally(() => mailer.close());
     expect(error).toBeInstanceOf(Error);
     expect(error.responseCode).toBe(550);
     expect(smtp.to("refused@one.test")).toHaveLength(0);

@@ -130,6 +130,7 @@ describe("at least once, never twice", () => {
       deliverInvitationEmail({ db, config }, slow, job, { final: false }),
       Bun.sleep(50).then(() => deliverInvitationEmail({ db, config }, slow, job, { final: false })),
     ]);
+    smtpMailer.close();
     expect(outcomes.sort()).toEqual(["already_sent", "sent"]);
     expect(smtp.to(landlord.email!)).toHaveLength(1);
     // The queued job itself, run later by a worker, sends nothing more.
