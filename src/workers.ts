@@ -1,12 +1,13 @@
 /** The job workers running in the service process; each feature adds its own here. */
 import type { AppContext } from "./core/operation.ts";
 import { startLedgerPurge } from "./contacts/ledger_purge.ts";
+import { startInviteEmailWorker } from "./maintenance_pro/invite_email_worker.ts";
 
 /** A feature's workers: started with the service, stopped by the job queue's graceful stop. */
 export type WorkerStarter = (ctx: AppContext) => Promise<void>;
 
 /** Every feature's workers. */
-export const workerStarters: WorkerStarter[] = [startLedgerPurge];
+export const workerStarters: WorkerStarter[] = [startLedgerPurge, (ctx) => startInviteEmailWorker(ctx)];
 
 /** Starts every worker. */
 export async function startWorkers(ctx: AppContext): Promise<void> {

@@ -1,0 +1,60 @@
+/** The invitation email: subject, plain text and HTML, naming the workspace and carrying the link. */
+
+/** What the email says. */
+export interface InvitationEmailInput {
+  workspaceName: string;
+  landlordName: string;
+  link: string;
+  /** When the link stops working (an instant). */
+  expiresAt: string;
+}
+
+/** The composed message parts. */
+export interface InvitationEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const londonTime = new Intl.DateTimeFormat("en-GB", {
+  timeZone: "Europe/London", day: "numeric", month: "long", year: "numeric", hour: "2-digit", minute: "2-digit",
+});
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+/** Composes the invitation email. Header values are kept on one line. */
+export function invitationEmail(input: InvitationEmailInput): InvitationEmail {
+  const workspace = input.workspaceName.replace(/[\r\n]+/g, " ").trim();
+  const expires = `${londonTime.format(new Date(input.expiresAt))} (UK time)`;
+  const subject = `${workspace} invites you to the landlord portal`;
+  const text = [
+    `Dear ${input.landlordName},`,
+    "",
+    `${workspace} has invited you to its landlord portal, where you can follow the repairs, maintenance and compliance of your properties.`,
+    "",
+    "Accept the invitation here:",
+    input.link,
+    "",
+    `The link works until ${expires}. If a newer invitation reaches you, only the newest link works.`,
+    "If you were not expecting this, you can ignore this email.",
+    "",
+    workspace,
+    "",
+  ].join("\r\n");
+  const e = escapeHtml;
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${e(subject)}</title></head>
+<body style="font-family: Arial, sans-serif; line-height: 1.5; color: #222;">
+<p>Dear ${e(input.landlordName)},</p>
+<p><strong>${e(workspace)}</strong> has invited you to its landlord portal, where you can follow the repairs, maintenance and compliance of your properties.</p>
+<p><a href="${e(input.link)}" style="display: inline-block; padding: 10px 18px; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 4px;">Accept the invitation</a></p>
+<p>Or copy this link into your browser:<br><a href="${e(input.link)}">${e(input.link)}</a></p>
+<p>The link works until ${e(expires)}. If a newer invitation reaches you, only the newest link works.<br>If you were not expecting this, you can ignore this email.</p>
+<p>${e(workspace)}</p>
+</body></html>
+`;
+  return { subject, text, html };
+}

@@ -1,0 +1,196 @@
+/** The maintenance-pro group's SQL: hazard settings, landlord portal access, invitations and their email ledger. */
+import type { Db, Tx } from "../core/db.ts";
+import { invitationLifetimeDays } from "./invitation_token.ts";
+
+/** The stored hazard settings of a workspace. */
+export interface HazardRow {
+  regime: "private" | "social";
+  revision: number;
+}
+
+/** The workspace's hazard settings; a workspace without a row has the default `{private, 0}`. */
+export async function hazardSettingsRow(db: Db | Tx, workspaceId: string): Promise<HazardRow> {
+  const [row] = await db<HazardRow[]>`
+    select coalesce(h.regime, 'private') as regime, coalesce(h.revision, 0) as revision
+    from (select 1) as one left join hazard_settings h on h.workspace_id = ${workspaceId}`;
+  return row!;
+}
+
+/** Locks the workspace's hazard settings row until the transaction ends, making it from the default first if missing. */
+export async function lockHazardSettings(tx: Tx, workspaceId: string): Promise<HazardRow> {
+  // The default row makes a lock to wait on, so that of two first writers exactly one wins.
+  await tx`
+    insert into hazard_settings (workspace_id, regime, revision) values (${workspaceId}, 'private', 0)
+    on conflict (workspace_id) do nothing`;
+  const [row] = await tx<HazardRow[]>`
+    select regime, revision from hazard_settings where workspace_id = ${workspaceId} for update`;
+  return row!;
+}
+
+/** Sets the regime and moves the revision up by one. */
+export async function setHazardRegime(tx: Tx, workspaceId: string, regime: HazardRow["regime"]): Promise<HazardRow> {
+  const [row] = await tx<HazardRow[]>`
+    update hazard_settings set regime = ${regime}, revision = revision + 1, updated_at = now()
+    where workspace_id = ${workspaceId}
+    returning regime, revision`;
+  return row!;
+}
+
+/** A contact as the invitation rules see it, with its access and the properties it owns. */
+export interface InviteTargetRow {
+  contactId: string;
+  name: string;
+  email: string | null;
+  archived: boolean;
+  landlord: boolean;
+  accessStatus: "pending" | "active" | "revoked" | null;
+  properties: number;
+}
+
+/** The contact and its portal access, locking the contact so that invitations of one landlord run one at a time. */
+export async function lockInviteTarget(tx: Tx, workspaceId: string, contactId: string): Promise<InviteTargetRow | undefined> {
+  const [row] = await tx<InviteTargetRow[]>`
+    select c.id as contact_id, c.name, nullif(btrim(c.email), '') as email, c.archived_at is not null as archived,
+           'landlord' = any(c.roles) as landlord, a.status as access_status,
+           (select count(*)::int from property_landlords pl
+            where pl.workspace_id = c.workspace_id and pl.contact_id = c.id) as properties
+    from contacts c
+    left join landlord_portal_access a on a.workspace_id = c.workspace_id and a.contact_id = c.id
+    where c.workspace_id = ${workspaceId} and c.id = ${contactId}
+    for no key update of c`;
+  return row;
+}
+
+/** A new invitation to record. */
+export interface NewInvitation {
+  workspaceId: string;
+  contactId: string;
+  invitationId: string;
+  email: string;
+  /** The id of the email job, queued in the same transaction. */
+  jobId: string;
+  keyId: string;
+}
+
+/**
+ * Makes the access pending with a new invitation: earlier invitations of the contact are superseded (their
+ * links stop working), the invitation and its ledger entry are written. Returns the new `invitedAt`, or
+ * undefined when the access turned active meanwhile (nothing is written then).
+ */
+export async function recordInvitation(tx: Tx, input: NewInvitation): Promise<{ invitedAt: string } | undefined> {
+  const { workspaceId, contactId, invitationId } = input;
+  await tx`
+    update portal_invitations set superseded_at = now()
+    where workspace_id = ${workspaceId} and contact_id = ${contactId} and superseded_at is null`;
+  const [row] = await tx<{ invitedAt: string }[]>`
+    with access as (
+      insert into landlord_portal_access as a (workspace_id, contact_id, status, invited_at)
+      values (${workspaceId}, ${contactId}, 'pending', now())
+      on conflict (workspace_id, contact_id) do update
+        set status = 'pending', invited_at = now(), accepted_at = null, revoked_at = null
+        where a.status <> 'active'
+      returning invited_at
+    ), invitation as (
+      insert into portal_invitations (workspace_id, id, contact_id, email, created_by_key_id)
+      select ${workspaceId}, ${invitationId}, ${contactId}, ${input.email}, ${input.keyId} from access
+      returning id
+    ), ledger as (
+      insert into email_deliveries (workspace_id, invitation_id, job_id, status)
+      select ${workspaceId}, id, ${input.jobId}, 'queued' from invitation
+    )
+    select iso(invited_at) as invited_at from access`;
+  return row;
+}
+
+/** An invitation's email as its worker finds it, with the ledger row locked. */
+export interface DeliveryRow {
+  status: "queued" | "sent" | "skipped" | "failed";
+  attempts: number;
+  email: string;
+  superseded: boolean;
+  accessStatus: "pending" | "active" | "revoked" | null;
+  landlordName: string;
+  workspaceName: string;
+  /** When the link will expire if the email is sent in this transaction. */
+  expiresAt: string;
+}
+
+/**
+ * Locks the ledger row of an invitation until the transaction ends, so that a second run of the same job
+ * (a retry, a job that expired while its worker was slow) waits for the first and then sees what it did.
+ */
+export async function lockDelivery(tx: Tx, workspaceId: string, invitationId: string): Promise<DeliveryRow | undefined> {
+  const [row] = await tx<DeliveryRow[]>`
+    select d.status, d.attempts, i.email, i.superseded_at is not null as superseded, a.status as access_status,
+           c.name as landlord_name, w.name as workspace_name,
+           iso(now() + make_interval(days => ${invitationLifetimeDays})) as expires_at
+    from email_deliveries d
+    join portal_invitations i on i.workspace_id = d.workspace_id and i.id = d.invitation_id
+    join contacts c on c.workspace_id = i.workspace_id and c.id = i.contact_id
+    join workspaces w on w.id = d.workspace_id
+    left join landlord_portal_access a on a.workspace_id = i.workspace_id and a.contact_id = i.contact_id
+    where d.workspace_id = ${workspaceId} and d.invitation_id = ${invitationId}
+    for update of d`;
+  return row;
+}
+
+/** Where a sent email went. */
+export interface SentRecord {
+  tokenHash: Buffer;
+  transport: "smtp" | "outbox";
+  messageId: string;
+  destination: string;
+}
+
+/** Records a sent email: the ledger says sent, the invitation gets its token's hash and expiry (as lockDelivery said). */
+export async function markSent(tx: Tx, workspaceId: string, invitationId: string, sent: SentRecord): Promise<void> {
+  await tx`
+    with ledger as (
+      update email_deliveries
+      set status = 'sent', attempts = attempts + 1, last_error = null, transport = ${sent.transport},
+          message_id = ${sent.messageId}, destination = ${sent.destination}, sent_at = now(), updated_at = now()
+      where workspace_id = ${workspaceId} and invitation_id = ${invitationId}
+    )
+    update portal_invitations
+    set token_hash = ${sent.tokenHash}, expires_at = now() + make_interval(days => ${invitationLifetimeDays})
+    where workspace_id = ${workspaceId} and id = ${invitationId}`;
+}
+
+/** Records a failed attempt; `final` marks the last one, after which the job goes to the dead-letter queue. */
+export async function markFailed(tx: Tx | Db, workspaceId: string, invitationId: string, error: string, final: boolean): Promise<void> {
+  await tx`
+    update email_deliveries
+    set status = 'failed', attempts = attempts + 1, last_error = ${error},
+        dead_lettered_at = case when ${final}::boolean then now() end, updated_at = now()
+    where workspace_id = ${workspaceId} and invitation_id = ${invitationId} and status <> 'sent'`;
+}
+
+/** Records an email not sent because it would be useless (a newer invitation, or access no longer pending). */
+export async function markSkipped(tx: Tx, workspaceId: string, invitationId: string, reason: string): Promise<void> {
+  await tx`
+    update email_deliveries set status = 'skipped', last_error = ${reason}, updated_at = now()
+    where workspace_id = ${workspaceId} and invitation_id = ${invitationId}`;
+}
+
+/** A live invitation found by its link's token. */
+export interface LiveInvitation {
+  workspaceId: string;
+  invitationId: string;
+  contactId: string;
+  expiresAt: string;
+}
+
+/**
+ * The invitation a link's token opens, if the link still works: the newest invitation of its contact, sent,
+ * not expired, not accepted, with the access still pending. The token names the workspace, so this lookup
+ * (the portal's, made before anyone is signed in) is by token alone.
+ */
+export async function findLiveInvitation(db: Db | Tx, tokenHash: Buffer): Promise<LiveInvitation | undefined> {
+  const [row] = await db<LiveInvitation[]>`
+    select i.workspace_id, i.id as invitation_id, i.contact_id, iso(i.expires_at) as expires_at
+    from portal_invitations i
+    join landlord_portal_access a on a.workspace_id = i.workspace_id and a.contact_id = i.contact_id
+    where i.token_hash = ${tokenHash} and i.superseded_at is null and i.accepted_at is null
+      and i.expires_at > now() and a.status = 'pending'`;
+  return row;
+}

@@ -1,0 +1,58 @@
+/** Composing the invitation email: the workspace's name, the link, the expiry, safe HTML and one-line headers. */
+import { describe, expect, test } from "bun:test";
+import { invitationEmail, escapeHtml } from "../../src/maintenance_pro/invitation_email.ts";
+import { invitationLink, newInvitationToken, hashInvitationToken } from "../../src/maintenance_pro/invitation_token.ts";
+
+const input = {
+  workspaceName: "Harbour Lettings",
+  landlordName: "Ada Lovelace",
+  link: "https://portal.test/invitations/tok_EN-123",
+  expiresAt: "2026-07-01T08:30:00.000Z",
+};
+
+describe("invitationEmail", () => {
+  test("names the workspace in the subject and both parts, and carries the link in both", () => {
+    const email = invitationEmail(input);
+    expect(email.subject).toBe("Harbour Lettings invites you to the landlord portal");
+    for (const part of [email.text, email.html]) {
+      expect(part).toContain("Harbour Lettings");
+      expect(part).toContain("Ada Lovelace");
+      expect(part).toContain(input.link);
+    }
+    expect(email.html).toContain(`<a href="${input.link}"`);
+  });
+
+  test("states the expiry in UK time (British Summer Time in July)", () => {
+    const email = invitationEmail(input);
+    expect(email.text).toContain("1 July 2026 at 09:30 (UK time)");
+    expect(invitationEmail({ ...input, expiresAt: "2026-01-10T08:30:00.000Z" }).text).toContain("10 January 2026 at 08:30 (UK time)");
+  });
+
+  test("escapes names in the HTML part and keeps the subject on one line", () => {
+    const email = invitationEmail({ ...input, workspaceName: "A&B <Lets>\r\nBcc: x@evil.test", landlordName: '"Bob" <script>' });
+    expect(email.subject).not.toMatch(/[\r\n]/);
+    expect(email.html).not.toContain("<script>");
+    expect(email.html).toContain("&quot;Bob&quot; &lt;script&gt;");
+    expect(email.html).toContain("A&amp;B &lt;Lets&gt;");
+  });
+
+  test("escapeHtml escapes the five special characters", () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  });
+});
+
+describe("invitation tokens", () => {
+  test("are 256 random bits in base64url, different every time, hashed with SHA-256", () => {
+    const tokens = new Set(Array.from({ length: 100 }, newInvitationToken));
+    expect(tokens.size).toBe(100);
+    for (const t of tokens) expect(t).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const [t] = tokens;
+    expect(hashInvitationToken(t!)).toHaveLength(32);
+    expect(hashInvitationToken(t!)).toEqual(hashInvitationToken(t!));
+  });
+
+  test("links are <portal base>/invitations/<token>, whatever trailing slashes the base has", () => {
+    expect(invitationLink("https://portal.test/", "abc")).toBe("https://portal.test/invitations/abc");
+    expect(invitationLink("https://portal.test/landlords", "abc")).toBe("https://portal.test/landlords/invitations/abc");
+  });
+});
