@@ -56,11 +56,11 @@ create table api_keys (
 create index api_keys_workspace on api_keys (workspace_id, created_at);
 
 -- One token bucket per key; capacity = budget_per_minute, refilled at budget_per_minute / 60 a second.
+-- A process takes tokens in leases of one or more (core/auth.ts); `granted` is what the last lease got.
 create table rate_buckets (
   key_id     ident primary key references api_keys on delete cascade,
   tokens     double precision not null,
-  -- whether the last request counted against the bucket got a token
-  admitted   boolean not null default true,
+  granted    integer not null default 0,
   updated_at timestamptz not null default clock_timestamp()
 );
 

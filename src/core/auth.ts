@@ -44,43 +44,121 @@ interface AuthRow {
   suspensionReason: string | null;
   capacity: number;
   tokens: number | null;
-  admitted: boolean | null;
+  granted: number | null;
+}
+
+/** Tokens a process takes from a key's bucket in one write: 1% of the capacity, at least 1, at most 100. */
+export function leaseSize(capacity: number): number {
+  return Math.max(1, Math.min(100, Math.floor(capacity / 100)));
+}
+
+/** How long leased tokens may be spent before they are dropped (never returned: the bucket only loses). */
+export const leaseMillis = 1000;
+
+interface Lease {
+  tokens: number;
+  /** The bucket's tokens right after the lease was taken, and when. */
+  bucketTokens: number;
+  capacity: number;
+  takenAt: number;
 }
 
 /**
- * Finds a live key by its value's hash and spends one token of its bucket, in one statement.
- * The bucket row lock serialises concurrent requests of one key, across processes, so a key is never
- * admitted more than capacity + refill × elapsed. Unknown, revoked and expired keys spend nothing.
+ * A process's leases of bucket tokens, by key hash. Spending a leased token needs no write, so the hot path
+ * is a read; the bucket row is written once per lease. Every admitted request was paid for by a token taken
+ * from the bucket, so since its creation a key is never admitted more than capacity + refill × elapsed, across
+ * processes. Over an arbitrary window, the tokens leased and unspent when it starts (at most leaseSize per
+ * process, spent within leaseMillis) may come on top.
  */
-export async function authenticate(db: Db, keyValue: string): Promise<KeyLookup> {
+export class TokenLeases {
+  readonly #leases = new Map<string, Lease>();
+  readonly #writing = new Map<string, Promise<unknown>>();
+
+  /** The lease write in flight for a key, if any: concurrent requests wait for it instead of writing too. */
+  writing(hash: string): Promise<unknown> | undefined {
+    return this.#writing.get(hash);
+  }
+
+  /** Records a lease write in flight until it settles. */
+  track(hash: string, write: Promise<unknown>): void {
+    const settled = write.then(
+      () => {},
+      () => {},
+    );
+    this.#writing.set(hash, settled);
+    void settled.then(() => {
+      if (this.#writing.get(hash) === settled) this.#writing.delete(hash);
+    });
+  }
+
+  /** Spends one leased token of the key, if a live lease has one. */
+  spend(hash: string, now = Date.now()): Lease | undefined {
+    const lease = this.#leases.get(hash);
+    if (!lease) return undefined;
+    if (lease.tokens < 1 || now - lease.takenAt > leaseMillis) {
+      this.#leases.delete(hash);
+      return undefined;
+    }
+    lease.tokens -= 1;
+    return lease;
+  }
+
+  /** Keeps what a lease write granted beyond the token the request itself spent. */
+  keep(hash: string, extra: number, bucketTokens: number, capacity: number, now = Date.now()): void {
+    if (extra < 1) return;
+    const held = this.#leases.get(hash);
+    const tokens = extra + (held && now - held.takenAt <= leaseMillis ? held.tokens : 0);
+    this.#leases.set(hash, { tokens, bucketTokens, capacity, takenAt: now });
+  }
+
+  /** Drops the lease of a key (it was refused). */
+  drop(hash: string): void {
+    this.#leases.delete(hash);
+  }
+}
+
+/** The leases of this process. */
+export const processLeases = new TokenLeases();
+
+/**
+ * Finds a live key by its value's hash and spends one token of its budget, in one statement.
+ * While this process holds leased tokens of the key, the statement only reads (the key is checked on every
+ * request, so a revocation takes effect at once); otherwise it also takes a lease from the bucket row, whose
+ * lock serialises concurrent writers across processes. Unknown, revoked and expired keys spend nothing.
+ */
+export async function authenticate(db: Db, keyValue: string, leases: TokenLeases = processLeases): Promise<KeyLookup> {
   const hash = hashKey(keyValue);
-  // Why one statement: the key check, the workspace facts and the bucket update cost one round trip.
-  // The bucket refills by elapsed × capacity / 60 up to capacity; `admitted` records whether a token was taken.
-  const [row] = await db<AuthRow[]>`
-    with k as (
-      select id, workspace_id, scopes, created_by_user_id, budget_per_minute::float8 as capacity
-      from api_keys
-      where key_hash = ${hash} and revoked_at is null and expires_at > clock_timestamp()
-    ), c as (
-      select clock_timestamp() as at
-    ), b as (
-      update rate_buckets rb set
-        tokens = least(k.capacity, rb.tokens + extract(epoch from c.at - rb.updated_at) * k.capacity / 60.0)
-                 - case when least(k.capacity, rb.tokens + extract(epoch from c.at - rb.updated_at) * k.capacity / 60.0) >= 1
-                        then 1 else 0 end,
-        admitted = least(k.capacity, rb.tokens + extract(epoch from c.at - rb.updated_at) * k.capacity / 60.0) >= 1,
-        updated_at = c.at
-      from k, c
-      where rb.key_id = k.id
-      returning rb.tokens, rb.admitted
-    )
-    select k.id as key_id, k.workspace_id, w.slug, w.name as workspace_name, k.scopes, k.created_by_user_id,
-           k.capacity, w.suspended_at, w.suspension_reason, b.tokens, b.admitted,
-           coalesce((select array_agg(m.module_id) from workspace_modules m where m.workspace_id = k.workspace_id), '{}') as modules,
-           exists (select 1 from users u where u.workspace_id = k.workspace_id and u.id = k.created_by_user_id
-                   and u.role = 'owner') as owner_created
-    from k join workspaces w on w.id = k.workspace_id left join b on true`;
-  if (!row) return { found: false };
+  const hex = hash.toString("hex");
+  // One lease write per key at a time in this process: the others wait for it and spend from the book.
+  let lease = leases.spend(hex);
+  for (let writing = leases.writing(hex); !lease && writing; writing = leases.writing(hex)) {
+    await writing;
+    lease = leases.spend(hex);
+  }
+  let row: AuthRow | undefined;
+  let bucket: BucketState;
+  if (lease) {
+    row = await readKey(db, hash);
+    if (!row) return refuse(leases, hex);
+    const refilled = Math.min(lease.capacity, lease.bucketTokens + ((Date.now() - lease.takenAt) / 60_000) * lease.capacity);
+    bucket = { capacity: row.capacity, tokens: Math.min(row.capacity, refilled + lease.tokens), admitted: true };
+  } else {
+    const write = (async () => {
+      const r = await leaseKey(db, hash);
+      // What the write granted beyond this request's own token waits in the book for the next requests.
+      if (r && (r.granted ?? 0) > 1) leases.keep(hex, r.granted! - 1, r.tokens ?? 0, r.capacity);
+      return r;
+    })();
+    leases.track(hex, write);
+    row = await write;
+    if (!row) return refuse(leases, hex);
+    // A key without a bucket row (never created so) is treated as an empty bucket, not as unlimited.
+    const granted = row.granted ?? 0;
+    const tokens = row.tokens ?? 0;
+    // Refused by the bucket, but tokens leased by a concurrent request of this process may be in the book.
+    const spare = granted >= 1 ? undefined : leases.spend(hex);
+    bucket = { capacity: row.capacity, tokens: tokens + Math.max(0, granted - 1) + (spare?.tokens ?? 0), admitted: granted >= 1 || !!spare };
+  }
   return {
     found: true,
     principal: {
@@ -94,7 +172,62 @@ export async function authenticate(db: Db, keyValue: string): Promise<KeyLookup>
       ownerCreated: row.ownerCreated,
       suspended: row.suspendedAt ? { reason: row.suspensionReason ?? "" } : null,
     },
-    // A key without a bucket row (never created so) is treated as an empty bucket, not as unlimited.
-    bucket: { capacity: row.capacity, tokens: row.tokens ?? 0, admitted: row.admitted ?? false },
+    bucket,
   };
+}
+
+function refuse(leases: TokenLeases, hex: string): KeyLookup {
+  leases.drop(hex);
+  return { found: false };
+}
+
+/** The key, its workspace's facts, its modules and whether its creator owns the workspace now. */
+function keyFacts(db: Db) {
+  return db`
+    k.id as key_id, k.workspace_id, w.slug, w.name as workspace_name, k.scopes, k.created_by_user_id,
+    k.capacity, w.suspended_at, w.suspension_reason,
+    coalesce((select array_agg(m.module_id) from workspace_modules m where m.workspace_id = k.workspace_id), '{}') as modules,
+    exists (select 1 from users u where u.workspace_id = k.workspace_id and u.id = k.created_by_user_id
+            and u.role = 'owner') as owner_created`;
+}
+
+/** A live key, read only (while this process holds leased tokens of it). */
+async function readKey(db: Db, hash: Buffer): Promise<AuthRow | undefined> {
+  const [row] = await db<AuthRow[]>`
+    with k as (
+      select id, workspace_id, scopes, created_by_user_id, budget_per_minute::float8 as capacity
+      from api_keys
+      where key_hash = ${hash} and revoked_at is null and expires_at > clock_timestamp()
+    )
+    select ${keyFacts(db)}, null::float8 as tokens, null::int as granted
+    from k join workspaces w on w.id = k.workspace_id`;
+  return row;
+}
+
+/** A live key, taking a lease of up to leaseSize tokens from its bucket in the same statement. */
+async function leaseKey(db: Db, hash: Buffer): Promise<AuthRow | undefined> {
+  // Why one statement: the key check, the workspace facts and the bucket write cost one round trip.
+  // The bucket refills by elapsed × capacity / 60 up to capacity; `granted` whole tokens are taken (0 when
+  // less than one is there), at most the lease size.
+  const [row] = await db<AuthRow[]>`
+    with k as (
+      select id, workspace_id, scopes, created_by_user_id, budget_per_minute::float8 as capacity,
+             greatest(1, least(100, floor(budget_per_minute / 100.0)))::int as lease
+      from api_keys
+      where key_hash = ${hash} and revoked_at is null and expires_at > clock_timestamp()
+    ), c as (
+      select clock_timestamp() as at
+    ), b as (
+      update rate_buckets rb set
+        tokens = least(k.capacity, rb.tokens + extract(epoch from c.at - rb.updated_at) * k.capacity / 60.0)
+                 - least(k.lease, floor(least(k.capacity, rb.tokens + extract(epoch from c.at - rb.updated_at) * k.capacity / 60.0))),
+        granted = least(k.lease, floor(least(k.capacity, rb.tokens + extract(epoch from c.at - rb.updated_at) * k.capacity / 60.0))),
+        updated_at = c.at
+      from k, c
+      where rb.key_id = k.id
+      returning rb.tokens, rb.granted
+    )
+    select ${keyFacts(db)}, b.tokens, b.granted
+    from k join workspaces w on w.id = k.workspace_id left join b on true`;
+  return row;
 }

@@ -104,7 +104,7 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     // 1. A key must be sent in x-api-key; a bearer token is refused the same way.
     if (!call.apiKey) throw new Unauthenticated();
     // 2. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash.
-    const found = call.lookup ?? (await authenticate(app.db, call.apiKey));
+    const found = call.lookup ?? (await authenticate(app.db, call.apiKey, app.leases));
     if (!found.found) throw new ApiKeyRejected();
     const { principal, bucket } = found;
     keyId = principal.keyId;

@@ -2,7 +2,7 @@
 import { Type, type TObject, type TSchema, type Static, type TProperties } from "@sinclair/typebox";
 import "./formats.ts";
 import type { Db } from "./db.ts";
-import type { Principal } from "./auth.ts";
+import type { Principal, TokenLeases } from "./auth.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "./log.ts";
 import type { Jobs } from "./jobs.ts";
@@ -17,8 +17,10 @@ export interface AppContext {
   db: Db;
   config: Readonly<Config>;
   log: Logger;
-  /** The job queue; undefined where no queue was started (it is then started on first use). */
+  /** The job queue (pg-boss is started on first use). */
   jobs: Jobs;
+  /** The budget leases of this process (default: the process-wide book). */
+  leases?: TokenLeases;
 }
 
 /** The arguments an operation's handler receives, already authenticated and validated. */

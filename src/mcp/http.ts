@@ -76,7 +76,7 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
     // CONTRACT.md §2, checks 1 and 2: they refuse the request itself, before any MCP message is read.
     const apiKey = request.headers.get("x-api-key");
     if (!apiKey) return refuse(new Unauthenticated(), requestId);
-    const found = await authenticate(app.db, apiKey);
+    const found = await authenticate(app.db, apiKey, app.leases);
     if (!found.found) return refuse(new ApiKeyRejected(), requestId);
     seen.keyId = found.principal.keyId;
     const limits = rateLimitHeaders(found.bucket);

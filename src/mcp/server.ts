@@ -58,7 +58,7 @@ export function mcpServer(app: AppContext, tools: ReadonlyMap<string, Tool>, cal
   };
 
   server.setRequestHandler("tools/list", async () => {
-    const found = takeLookup() ?? (caller.apiKey ? await authenticate(app.db, caller.apiKey) : undefined);
+    const found = takeLookup() ?? (caller.apiKey ? await authenticate(app.db, caller.apiKey, app.leases) : undefined);
     if (!found) throw refusal(new Unauthenticated());
     if (!found.found) throw refusal(new ApiKeyRejected());
     return { tools: toolsAllowed(tools, found.principal.scopes) };

@@ -60,7 +60,7 @@ async function shutdown(code: number) {
 
 // A key that is unknown, revoked or expired refuses the connection before any MCP message is read.
 // This check spends one request of the key's budget, as any authenticated request does.
-const found = await authenticate(app.db, apiKey);
+const found = await authenticate(app.db, apiKey, app.leases);
 if (!found.found) {
   await database.close().catch(() => {});
   refuse(new ApiKeyRejected());
