@@ -1,11 +1,14 @@
 /** The job workers running in the service process; each feature adds its own here. */
 import type { AppContext } from "./core/operation.ts";
+import { startSmsWorker } from "./telephony/worker.ts";
 
 /** A feature's workers: started with the service, stopped by the job queue's graceful stop. */
 export type WorkerStarter = (ctx: AppContext) => Promise<void>;
 
 /** Every feature's workers. */
-export const workerStarters: WorkerStarter[] = [];
+export const workerStarters: WorkerStarter[] = [
+  (ctx) => startSmsWorker(ctx),
+];
 
 /** Starts every worker. */
 export async function startWorkers(ctx: AppContext): Promise<void> {

@@ -25,6 +25,10 @@ export interface QueuePolicy {
   retryLimit: number;
   retryDelay: number;
   retryBackoff: boolean;
+  /** Longest delay between retries, in seconds, when backing off. */
+  retryDelayMax?: number;
+  /** Seconds a job may stay active before it is failed and retried (a worker that died holding it). */
+  expireInSeconds?: number;
   /** Queue receiving jobs that exhausted their retries (the failure reason is kept on the job). */
   deadLetter?: string;
 }
@@ -37,12 +41,14 @@ export class Jobs {
   constructor(
     private readonly url: string,
     private readonly log: Logger,
+    /** How often pg-boss expires lapsed jobs and refreshes its caches (seconds; pg-boss's defaults are 60). */
+    private readonly maintenance: { superviseIntervalSeconds?: number; monitorIntervalSeconds?: number } = {},
   ) {}
 
   /** The started pg-boss instance (creating its schema on first start). */
   boss(): Promise<PgBoss> {
     this.#boss ??= (async () => {
-      const boss = new PgBoss({ connectionString: this.url, schema: "pgboss", max: 4 });
+      const boss = new PgBoss({ connectionString: this.url, schema: "pgboss", max: 4, ...this.maintenance });
       boss.on("error", (error: unknown) => this.log.error("job queue error", { error: String(error) }));
       await boss.start();
       return boss;
