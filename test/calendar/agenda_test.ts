@@ -261,3 +261,19 @@ describe("pages", () => {
     expect(pages).toBe(3);
   });
 });
+
+describe("OpenAPI", () => {
+  test("the agenda declares every query parameter it accepts and the Link header", async () => {
+    const doc = (await h.request("GET", "/openapi.json")).body;
+    const op = doc.paths["/calendar/agenda"].get;
+    expect(op.operationId).toBe("calendar.agenda");
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual([
+      "from", "to", "staffId", "propertyId", "contactId", "kind", "includeCancelled", "limit", "cursor",
+    ]);
+    expect(op.parameters.every((p: { in: string; required: boolean }) => p.in === "query" && !p.required)).toBe(true);
+    expect(op.responses["200"].headers.Link.description).toContain('rel="next"');
+    const event = op.responses["200"].content["application/json"].schema.items;
+    expect(event.additionalProperties).toBe(false);
+    expect(event.properties.staffId.anyOf[0].description).toContain("Staff are users");
+  });
+});

@@ -55,3 +55,14 @@ describe("abandoning the onboarding checkout", () => {
     expect(await checkoutStatuses(db, other.id)).toEqual({ [theirs]: "started" });
   });
 });
+
+describe("OpenAPI", () => {
+  test("entitlements.abandonOnboarding documents {abandoned: boolean}", async () => {
+    const doc = (await h.request("GET", "/openapi.json")).body;
+    const op = doc.paths["/entitlements/onboarding/abandon"].post;
+    expect(op.operationId).toBe("entitlements.abandonOnboarding");
+    const schema = op.responses["200"].content["application/json"].schema;
+    expect(schema.required).toEqual(["abandoned"]);
+    expect(schema.properties.abandoned.type).toBe("boolean");
+  });
+});

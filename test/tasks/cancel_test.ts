@@ -81,3 +81,14 @@ describe("cancelling a task", () => {
     expect(res.body._tag).toBe("RequestInvalid");
   });
 });
+
+describe("OpenAPI", () => {
+  test("tasks.cancel documents the task record and its two refusals", async () => {
+    const doc = (await h.request("GET", "/openapi.json")).body;
+    const op = doc.paths["/tasks/{id}/cancel"].post;
+    expect(op.operationId).toBe("tasks.cancel");
+    expect(op.responses["200"].content["application/json"].schema.title).toBe("Task");
+    expect(op.responses["404"].description).toContain("TaskNotFound");
+    expect(op.responses["409"].description).toContain("TaskNotCancellable");
+  });
+});
