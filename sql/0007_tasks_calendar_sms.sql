@@ -9,6 +9,8 @@ create index calendar_events_span on calendar_events using gist (workspace_id, t
 
 -- The thread list filtered by contact, in the list's order.
 create index sms_threads_contact on sms_threads (workspace_id, contact_id, last_message_at desc nulls last, id desc);
+-- Stopped threads are few: `stopped=true` reads them alone.
+create index sms_threads_stopped on sms_threads (workspace_id, last_message_at desc nulls last, id desc) where stopped;
 
 -- One SMS of a thread. Outgoing ones go queued → sending → sent, or failed (the last error is kept).
 create table sms_messages (

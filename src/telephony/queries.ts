@@ -19,25 +19,30 @@ export interface ThreadsPageQuery {
 
 /** One page of threads: lastMessageAt descending (threads without messages last), then id descending. */
 export async function threadsPage(db: Db, q: ThreadsPageQuery): Promise<ThreadRow[]> {
-  const filters = db`
+  // `stopped` is spelt as a literal predicate so the partial index of stopped threads can serve it.
+  const filters = () => db`
     ${q.contactId !== undefined ? db`and t.contact_id = ${q.contactId}` : db``}
-    ${q.stopped !== undefined ? db`and t.stopped = ${q.stopped}` : db``}`;
+    ${q.stopped === undefined ? db`` : q.stopped ? db`and t.stopped` : db`and not t.stopped`}`;
   // Why two halves: a row comparison skips NULLs, so threads with messages page by (last_message_at, id) and
-  // the threads without any follow, by id; each half reads the (workspace_id, last_message_at desc nulls last,
-  // id desc) index in order.
+  // the threads without any follow, by id. Both halves are ordered exactly as the (workspace_id,
+  // last_message_at desc nulls last, id desc) indexes are, and the cursor is spelt as a range on
+  // last_message_at, so each half is an index scan that stops after `take` rows.
   const dated = q.after?.at === null
     ? db`and false`
-    : q.after ? db`and (t.last_message_at, t.id) < (${q.after.at}::text::timestamptz, ${q.after.id})` : db``;
+    : q.after
+      ? db`and t.last_message_at <= ${q.after.at}::text::timestamptz
+           and (t.last_message_at < ${q.after.at}::text::timestamptz or t.id < ${q.after.id})`
+      : db``;
   const undated = q.after?.at === null ? db`and t.id < ${q.after.id}` : db``;
   return db<ThreadRow[]>`
     with page as (
       (select t.* from sms_threads t
-       where t.workspace_id = ${q.workspaceId} and t.last_message_at is not null ${filters} ${dated}
-       order by t.last_message_at desc, t.id desc limit ${q.take})
+       where t.workspace_id = ${q.workspaceId} and t.last_message_at is not null ${filters()} ${dated}
+       order by t.last_message_at desc nulls last, t.id desc limit ${q.take})
       union all
       (select t.* from sms_threads t
-       where t.workspace_id = ${q.workspaceId} and t.last_message_at is null ${filters} ${undated}
-       order by t.id desc limit ${q.take})
+       where t.workspace_id = ${q.workspaceId} and t.last_message_at is null ${filters()} ${undated}
+       order by t.last_message_at desc nulls last, t.id desc limit ${q.take})
     )
     select t.id, t.local_number, t.address,
            case when c.id is null then null else json_build_object('id', c.id, 'name', c.name) end as contact,

@@ -1,5 +1,5 @@
 /** The worker that hands queued SMS to the provider: at least once, never twice for one message. */
-import type { JobWithMetadata } from "pg-boss";
+import type { JobResult, JobWithMetadata } from "pg-boss";
 import { queues, type Jobs, type QueuePolicy } from "../core/jobs.ts";
 import type { AppContext } from "../core/operation.ts";
 import { smsProviderFor, SmsSendError, type SmsProvider } from "./provider.ts";
@@ -77,21 +77,24 @@ export async function startSmsWorker(ctx: AppContext, options: { provider?: SmsP
   const provider = options.provider ?? smsProviderFor(ctx.config, ctx.log);
   await ensureSmsQueue(ctx.jobs);
   const boss = await ctx.jobs.boss();
+  // Up to 10 jobs a fetch, sent side by side and settled one by one; full batches are fetched again at once.
   await boss.work(
     queues.smsSend,
-    { includeMetadata: true, pollingIntervalSeconds: 1, localConcurrency: 2 },
-    async ([job]: JobWithMetadata<SmsJob>[]) => {
-      const final = job!.retryCount >= job!.retryLimit;
-      const fields = { workspaceId: job!.data.workspaceId, messageId: job!.data.messageId, attempt: job!.retryCount + 1 };
-      try {
-        const outcome = await deliverSms(ctx, provider, job!.data, { final });
-        if (outcome === "failed") ctx.log.warn("sms refused by the provider", fields);
-        else ctx.log.info("sms", { ...fields, outcome });
-      } catch (error) {
-        ctx.log.warn("sms attempt failed", { ...fields, final, error: describe(error) });
-        throw error;
-      }
-    },
+    { includeMetadata: true, perJobResults: true, batchSize: 10, burstWhenBatchFull: true, pollingIntervalSeconds: 1, localConcurrency: 2 },
+    (batch: JobWithMetadata<SmsJob>[]) =>
+      Promise.all(batch.map(async (job): Promise<JobResult> => {
+        const final = job.retryCount >= job.retryLimit;
+        const fields = { workspaceId: job.data.workspaceId, messageId: job.data.messageId, attempt: job.retryCount + 1 };
+        try {
+          const outcome = await deliverSms(ctx, provider, job.data, { final });
+          if (outcome === "failed") ctx.log.warn("sms refused by the provider", fields);
+          else ctx.log.info("sms", { ...fields, outcome });
+          return { id: job.id, status: "completed", output: { outcome } };
+        } catch (error) {
+          ctx.log.warn("sms attempt failed", { ...fields, final, error: describe(error) });
+          return { id: job.id, status: "failed", output: { error: describe(error) } };
+        }
+      })),
   );
   // A job that gave up (its last attempt failed or was interrupted) marks its message failed, if it is not yet.
   await boss.work(smsQueuePolicy.deadLetter!, { pollingIntervalSeconds: 5 }, async ([job]: { data: SmsJob }[]) => {
