@@ -1,5 +1,5 @@
 /** One declaration per operation: the REST route, its OpenAPI entry, its scope check and its MCP tool come from it. */
-import { FormatRegistry, Type, type TObject, type TSchema, type Static, type TProperties } from "@sinclair/typebox";
+import { Type, type TObject, type TSchema, type Static, type TProperties } from "@sinclair/typebox";
 import type { Db } from "./db.ts";
 import type { Principal } from "./auth.ts";
 import type { Config } from "../config.ts";
@@ -96,14 +96,6 @@ export function Strict<T extends TProperties>(properties: T, options: { descript
 
 /** A path parameter or record identifier. */
 export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$", description: "An identifier: a ULID minted here, or an imported id (1 to 64 characters of A-Z a-z 0-9 _ -)." });
-// TypeBox refuses a format it does not know: the two formats the schemas use are registered here.
-if (!FormatRegistry.Has("date")) {
-  FormatRegistry.Set("date", (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v));
-}
-if (!FormatRegistry.Has("date-time")) {
-  FormatRegistry.Set("date-time", (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(v) && !Number.isNaN(Date.parse(v)));
-}
-
 /** A calendar date `YYYY-MM-DD`. */
 export const DateOn = Type.String({ format: "date", pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "Calendar date, YYYY-MM-DD." });
 /** An instant, RFC 3339 UTC with milliseconds. */

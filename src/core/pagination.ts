@@ -10,7 +10,7 @@ export function Limit(fallback: number, max: number) {
 /** The `cursor` query parameter. */
 export const Cursor = Type.String({
   minLength: 1, maxLength: 512, pattern: "^[A-Za-z0-9_-]+$",
-  description: "Opaque: copy it from the `Link` header of the previous page. It names a position in the order, so a page never repeats or skips an item listed on both sides of it.",
+  description: "Opaque: do not build it, follow the `Link` header of the previous page. It names the position reached in the list's order; the next page starts right after it. A cursor this service did not make is refused (400).",
 });
 
 /** The `Link` response header of a paged list, for the declaration's responseHeaders. */
