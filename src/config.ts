@@ -69,6 +69,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent, not "${logLevel}"`);
   }
+  if (env.SMS_PROVIDER_URL && (!env.SMS_ACCOUNT_SID || !env.SMS_AUTH_TOKEN)) {
+    throw new ConfigError("SMS_PROVIDER_URL is set: SMS_ACCOUNT_SID and SMS_AUTH_TOKEN are needed too");
+  }
   return Object.freeze({
     databaseUrl: url(env, "DATABASE_URL"),
     host: env.HOST || "0.0.0.0",

@@ -2,12 +2,17 @@
 import type { AppContext } from "./core/operation.ts";
 import { startLedgerPurge } from "./contacts/ledger_purge.ts";
 import { startInviteEmailWorker } from "./maintenance_pro/invite_email_worker.ts";
+import { startSmsWorker } from "./telephony/worker.ts";
 
 /** A feature's workers: started with the service, stopped by the job queue's graceful stop. */
 export type WorkerStarter = (ctx: AppContext) => Promise<void>;
 
 /** Every feature's workers. */
-export const workerStarters: WorkerStarter[] = [startLedgerPurge, (ctx) => startInviteEmailWorker(ctx)];
+export const workerStarters: WorkerStarter[] = [
+  startLedgerPurge,
+  (ctx) => startInviteEmailWorker(ctx),
+  (ctx) => startSmsWorker(ctx),
+];
 
 /** Starts every worker. */
 export async function startWorkers(ctx: AppContext): Promise<void> {

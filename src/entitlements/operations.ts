@@ -1,19 +1,36 @@
 /** The entitlements group's operations. */
-import { Type } from "@sinclair/typebox";
-import { NotImplemented } from "../core/errors.ts";
-import { operation, Id } from "../core/operation.ts";
+import { recordActivity } from "../core/activity.ts";
+import { operation } from "../core/operation.ts";
+import { abandonStartedCheckouts } from "./queries.ts";
+import { AbandonResult } from "./schema.ts";
 
 /** Forgets a started but unpaid checkout. */
 export const abandonOnboarding = operation({
   id: "entitlements.abandonOnboarding", group: "entitlements", method: "POST", path: "/entitlements/onboarding/abandon",
   summary: "Forgets a started but unpaid checkout.",
-  description: "Declared; not built yet.",
-  
-  response: Type.Unknown(),
-  errors: [NotImplemented],
-  run: async () => {
-    throw new NotImplemented({ operationId: "entitlements.abandonOnboarding" });
-  },
+  description: [
+    "Abandons the workspace's onboarding checkout when one was started and not paid.",
+    "",
+    "- A started, unpaid checkout → it is marked abandoned (recorded in the activity log) and the answer is `{abandoned: true}`.",
+    "  Should several be started, all of them are abandoned by the one call.",
+    "- No checkout, or only paid or already abandoned ones → `{abandoned: false}`; nothing changes.",
+    "",
+    "Safe to repeat: the second call answers `{abandoned: false}`. Of concurrent calls exactly one answers `true`.",
+    "No request body.",
+  ].join("\n"),
+  response: AbandonResult,
+  hints: { idempotent: true },
+  run: ({ db, principal }) =>
+    db.begin(async (tx) => {
+      const ids = await abandonStartedCheckouts(tx, principal.workspaceId);
+      for (const id of ids) {
+        await recordActivity(tx, {
+          workspaceId: principal.workspaceId, keyId: principal.keyId, action: "entitlements.checkout_abandoned",
+          subjectKind: "onboarding_checkout", subjectId: id,
+        });
+      }
+      return { abandoned: ids.length > 0 };
+    }) as Promise<{ abandoned: boolean }>,
 });
 
 /** Every operation of the group. */

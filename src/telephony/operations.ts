@@ -1,31 +1,126 @@
 /** The telephony group's operations. */
 import { Type } from "@sinclair/typebox";
-import { NotImplemented } from "../core/errors.ts";
-import { operation, Id } from "../core/operation.ts";
+import { ulid } from "ulid";
+import { recordActivity } from "../core/activity.ts";
+import { retryAfterSeconds } from "../core/budget.ts";
+import type { Tx } from "../core/db.ts";
+import { RateLimited, RequestIdReused } from "../core/errors.ts";
+import { idempotent } from "../core/idempotency.ts";
+import { queues } from "../core/jobs.ts";
+import { operation, Id, RawJson, Reply, type AppContext } from "../core/operation.ts";
+import type { Principal } from "../core/auth.ts";
+import { decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
+import { SmsStopped, SmsThreadNotFound } from "./errors.ts";
+import { insertQueuedMessage, lockThread, takeSendToken, threadsPage } from "./queries.ts";
+import { QueuedSms, SendSmsBody, SmsThread, ThreadsQuery, maxSmsLength } from "./schema.ts";
+import { ensureSmsQueue, type SmsJob } from "./worker.ts";
+
+const cursorAt = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?\+00$/;
+const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** SMS threads, most recent first. */
 export const smsThreads = operation({
   id: "telephony.smsThreads", group: "telephony", method: "GET", path: "/telephony/sms/threads",
   summary: "SMS threads, most recent first.",
-  description: "Declared; not built yet.",
-  
-  response: Type.Unknown(),
-  errors: [NotImplemented],
-  run: async () => {
-    throw new NotImplemented({ operationId: "telephony.smsThreads" });
+  description: [
+    "Lists the workspace's SMS threads.",
+    "",
+    "- Order: `lastMessageAt` descending, then `id` descending; threads without any message (`lastMessageAt` null) come last.",
+    "- Filters: `contactId`; `stopped=true` (only threads whose recipient texted STOP) or `stopped=false`. Unknown query parameters are refused (400).",
+    "- Pages: `limit` (default 50, at most 200). When more threads follow, the answer carries `Link: <…>; rel=\"next\"`, an",
+    "  absolute URL repeating the query with a `cursor`. The body stays a plain array. A cursor names a position in the",
+    "  order, so a thread is never listed twice unless a new message moved it ahead of the position between two pages.",
+  ].join("\n"),
+  query: ThreadsQuery,
+  response: Type.Array(SmsThread, { title: "SmsThreads" }),
+  responseHeaders: linkHeader,
+  errors: [],
+  run: async ({ db, principal, query, url }) => {
+    const after = query.cursor === undefined
+      ? undefined
+      : decodeCursor(query.cursor, (p) => p.length === 2 && (p[0] === null || cursorAt.test(String(p[0]))) && idPattern.test(String(p[1])));
+    const limit = query.limit ?? 50;
+    const rows = await threadsPage(db, {
+      workspaceId: principal.workspaceId,
+      contactId: query.contactId,
+      stopped: query.stopped,
+      after: after ? { at: after[0]!, id: after[1]! } : undefined,
+      take: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const threads = page.map(({ cursorAt: _, ...thread }) => thread);
+    if (rows.length <= limit) return threads;
+    const last = page[page.length - 1]!;
+    return new Reply(threads, undefined, { link: nextLink(url, encodeCursor([last.cursorAt, last.id])) });
   },
 });
+
+/** Queues one SMS on a thread, in the caller's transaction: the message, the thread's move, the job and the log. */
+async function queueSms(tx: Tx, app: AppContext, principal: Principal, threadId: string, body: string, requestId: string | null) {
+  const thread = await lockThread(tx, principal.workspaceId, threadId);
+  if (!thread) throw new SmsThreadNotFound({ threadId });
+  if (thread.stopped) throw new SmsStopped({ threadId });
+  const bucket = await takeSendToken(tx, principal.workspaceId, app.config.smsPerMinute);
+  if (!bucket.admitted) {
+    const wait = retryAfterSeconds(bucket);
+    const error = new RateLimited({
+      key: `sms:${principal.workspaceId}`,
+      retryAfterSeconds: wait,
+      message: `This workspace's SMS budget (${bucket.capacity} messages a minute) is spent; retry in ${wait} s.`,
+    });
+    error.headers["retry-after"] = String(wait);
+    throw error;
+  }
+  const message = await insertQueuedMessage(tx, { workspaceId: principal.workspaceId, id: ulid(), threadId, body, requestId });
+  await app.jobs.send(tx, queues.smsSend, { workspaceId: principal.workspaceId, messageId: message.id } satisfies SmsJob);
+  await recordActivity(tx, {
+    workspaceId: principal.workspaceId, keyId: principal.keyId, action: "telephony.sms_queued",
+    subjectKind: "sms_thread", subjectId: threadId, detail: { messageId: message.id },
+  });
+  return message;
+}
 
 /** Sends an SMS on a thread (extension). */
 export const sendSms = operation({
   id: "telephony.sendSms", group: "telephony", method: "POST", path: "/telephony/sms/threads/:id/messages",
   summary: "Queues an SMS on a thread.", extension: true, status: 202,
-  description: "Declared; not built yet.",
+  description: [
+    "Queues an outgoing SMS on a thread and answers 202 with the message as queued (`status: \"queued\"`).",
+    "",
+    "- In one transaction: the message is recorded, the thread's `lastMessageAt` and `preview` move (its `revision` goes up",
+    "  by one), the send job is queued, and the activity log records it. Nothing of it exists if any step fails.",
+    "- A worker then hands the message to the SMS provider: at least once, never twice. Failed attempts are retried with",
+    "  backoff (5 s doubling, at most 15 minutes apart, 9 attempts in all); a provider's permanent refusal, or the last",
+    "  failed attempt, leaves the message `failed` with its error. The provider receives the message id as its",
+    "  idempotency key.",
+    `- \`body\`: 1 to ${maxSmsLength} characters (UTF-16 code units), not only white space.`,
+    "- The recipient texted STOP (`stopped` on the thread) → 409 `SmsStopped {threadId}`; unknown thread → 404 `SmsThreadNotFound {threadId}`.",
+    "- Each workspace may queue `SMS_PER_MINUTE` messages a minute (60 unless configured), refilled continuously, whatever",
+    "  its keys: beyond that 429 `RateLimited {key: \"sms:<workspace id>\", retryAfterSeconds, message}` with `Retry-After`.",
+    "  This comes on top of the key's request budget; a refused send queues nothing and spends no SMS budget.",
+    "- `requestId`: a retry with the same requestId, thread and body answers 202 with the first answer's bytes and",
+    "  `Idempotent-Replayed: true`, and queues nothing; concurrent duplicates wait for the first. The same requestId with",
+    "  another body or thread → 422 `RequestIdReused`. Kept at least 30 days.",
+  ].join("\n"),
   params: Type.Object({ id: Id }, { additionalProperties: false }),
-  response: Type.Unknown(),
-  errors: [NotImplemented],
-  run: async () => {
-    throw new NotImplemented({ operationId: "telephony.sendSms" });
+  body: SendSmsBody,
+  response: QueuedSms,
+  errors: [SmsThreadNotFound, SmsStopped, RateLimited, RequestIdReused],
+  responseHeaders: { "Idempotent-Replayed": { description: "`true` when this answer replays an earlier request with the same requestId." } },
+  run: async ({ app, db, principal, params, body }) => {
+    await ensureSmsQueue(app.jobs);
+    const requestId = body.requestId;
+    if (requestId === undefined) {
+      return db.begin((tx) => queueSms(tx, app, principal, params.id, body.body, null)) as Promise<{ id: string; threadId: string; status: "queued"; body: string; createdAt: string }>;
+    }
+    const answer = await db.begin((tx) =>
+      idempotent(
+        tx,
+        { workspaceId: principal.workspaceId, operationId: "telephony.sendSms", requestId, body: { threadId: params.id, ...body } },
+        async () => ({ status: 202, body: await queueSms(tx, app, principal, params.id, body.body, requestId) }),
+      ),
+    );
+    return new Reply(new RawJson(answer.bodyText), answer.status, answer.replayed ? { "idempotent-replayed": "true" } : {});
   },
 });
 

@@ -1,0 +1,53 @@
+/** Users, properties, contacts and calendar events for the calendar tests. */
+import { ulid } from "ulid";
+import type { Db } from "../../src/core/db.ts";
+
+/** Inserts a member of staff (a user) and returns its id. */
+export async function insertStaff(db: Db, workspaceId: string, name: string): Promise<string> {
+  const id = ulid();
+  await db`insert into users (workspace_id, id, name, role) values (${workspaceId}, ${id}, ${name}, 'staff')`;
+  return id;
+}
+
+/** Inserts a property and returns its id. */
+export async function insertProperty(db: Db, workspaceId: string, label: string): Promise<string> {
+  const id = ulid();
+  await db`insert into properties (workspace_id, id, label) values (${workspaceId}, ${id}, ${label})`;
+  return id;
+}
+
+/** Inserts a contact (a person) and returns its id. */
+export async function insertContact(db: Db, workspaceId: string, name: string): Promise<string> {
+  const id = ulid();
+  await db`insert into contacts (workspace_id, id, kind, name) values (${workspaceId}, ${id}, 'person', ${name})`;
+  return id;
+}
+
+/** The fields a test may set on an event; the rest get plain defaults. */
+export interface EventFields {
+  id?: string;
+  title?: string;
+  kind?: string;
+  startsAt: string;
+  endsAt?: string;
+  status?: "scheduled" | "completed" | "cancelled";
+  propertyId?: string | null;
+  staffUserId?: string | null;
+  contactId?: string | null;
+  feedback?: unknown;
+}
+
+/** Inserts a calendar event (an hour long unless endsAt is given) and returns its id. */
+export async function insertEvent(db: Db, workspaceId: string, fields: EventFields): Promise<string> {
+  const id = fields.id ?? ulid();
+  // Instants go to Postgres as text: postgres.js would pass them through a JS Date and drop the microseconds.
+  const endsAt = fields.endsAt ?? new Date(Date.parse(fields.startsAt) + 3600_000).toISOString();
+  await db`
+    insert into calendar_events (workspace_id, id, title, kind, starts_at, ends_at, status, property_id, staff_user_id,
+                                 contact_id, feedback, cancelled_at, cancel_reason)
+    values (${workspaceId}, ${id}, ${fields.title ?? "Viewing"}, ${fields.kind ?? "viewing"}, ${fields.startsAt}::text::timestamptz, ${endsAt}::text::timestamptz,
+            ${fields.status ?? "scheduled"}, ${fields.propertyId ?? null}, ${fields.staffUserId ?? null}, ${fields.contactId ?? null},
+            ${fields.feedback === undefined ? null : db.json(fields.feedback as any)},
+            ${fields.status === "cancelled" ? db`now()` : null}, ${fields.status === "cancelled" ? "Tenant unwell" : null})`;
+  return id;
+}

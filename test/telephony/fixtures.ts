@@ -1,0 +1,134 @@
+/** Threads, contacts and a fake SMS provider for the telephony tests. */
+import { ulid } from "ulid";
+import type { Db } from "../../src/core/db.ts";
+
+/** Inserts a contact (a person) and returns its id. */
+export async function insertContact(db: Db, workspaceId: string, name: string): Promise<string> {
+  const id = ulid();
+  await db`insert into contacts (workspace_id, id, kind, name) values (${workspaceId}, ${id}, 'person', ${name})`;
+  return id;
+}
+
+/** The fields a test may set on a thread. */
+export interface ThreadFields {
+  id?: string;
+  address?: string;
+  contactId?: string | null;
+  lastMessageAt?: string | null;
+  lastInboundAt?: string | null;
+  preview?: string | null;
+  stopped?: boolean;
+}
+
+/** Inserts an SMS thread and returns its id. */
+export async function insertThread(db: Db, workspaceId: string, fields: ThreadFields = {}): Promise<string> {
+  const id = fields.id ?? ulid();
+  await db`
+    insert into sms_threads (workspace_id, id, local_number, address, contact_id, last_message_at, last_inbound_at, preview, stopped)
+    values (${workspaceId}, ${id}, '+447700900001', ${fields.address ?? "+447700900123"}, ${fields.contactId ?? null},
+            ${fields.lastMessageAt ?? null}::text::timestamptz, ${fields.lastInboundAt ?? null}::text::timestamptz,
+            ${fields.preview ?? null}, ${fields.stopped ?? false})`;
+  return id;
+}
+
+/** One request the fake provider received. */
+export interface ProviderRequest {
+  path: string;
+  authorization: string | null;
+  idempotencyKey: string | null;
+  to: string | null;
+  from: string | null;
+  body: string | null;
+}
+
+/** What the fake answers one request with: a status and JSON, or "create" (201 with a sid, deduplicated by key). */
+export type FakeAnswer = "create" | { status: number; json: unknown };
+
+/** A Twilio-shaped provider on 127.0.0.1: it creates one message per Idempotency-Key, like a real provider. */
+export interface FakeProvider {
+  url: string;
+  /** Every request received, in order. */
+  requests: ProviderRequest[];
+  /** The messages created, by idempotency key, with the sid given. */
+  created: Map<string, { sid: string; request: ProviderRequest }>;
+  /** Answers for the next requests, in order; once used up every request is answered "create". */
+  answers: FakeAnswer[];
+  /** When set, the next request is held (after being recorded and created) until `release()`. */
+  holdNext: boolean;
+  /** Resolves once `n` requests were received. */
+  received(n: number): Promise<void>;
+  /** Answers a held request. */
+  release(): void;
+  stop(): void;
+}
+
+/** Starts the fake provider on a free port. */
+export function startFakeProvider(): FakeProvider {
+  const waiters: { n: number; resolve: () => void }[] = [];
+  let releaseHeld: (() => void) | undefined;
+  let sids = 0;
+  const fake: FakeProvider = {
+    url: "",
+    requests: [],
+    created: new Map(),
+    answers: [],
+    holdNext: false,
+    received: (n) => new Promise<void>((resolve) => {
+      if (fake.requests.length >= n) resolve();
+      else waiters.push({ n, resolve });
+    }),
+    release: () => releaseHeld?.(),
+    stop: () => server.stop(true),
+  };
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const form = new URLSearchParams(await request.text());
+      const req: ProviderRequest = {
+        path: new URL(request.url).pathname,
+        authorization: request.headers.get("authorization"),
+        idempotencyKey: request.headers.get("idempotency-key"),
+        to: form.get("To"),
+        from: form.get("From"),
+        body: form.get("Body"),
+      };
+      fake.requests.push(req);
+      const answer = fake.answers.shift() ?? "create";
+      let response: Response;
+      if (answer === "create") {
+        const key = req.idempotencyKey ?? `anonymous-${fake.requests.length}`;
+        let made = fake.created.get(key);
+        if (!made) {
+          made = { sid: `SM${String(++sids).padStart(32, "0")}`, request: req };
+          fake.created.set(key, made);
+        }
+        response = Response.json({ sid: made.sid, status: "queued", to: req.to, from: req.from, body: req.body }, { status: 201 });
+      } else {
+        response = Response.json(answer.json, { status: answer.status });
+      }
+      for (const w of waiters.filter((w) => fake.requests.length >= w.n)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+      if (fake.holdNext) {
+        fake.holdNext = false;
+        await new Promise<void>((resolve) => (releaseHeld = resolve));
+      }
+      return response;
+    },
+  });
+  fake.url = `http://127.0.0.1:${server.port}`;
+  return fake;
+}
+
+/** Waits until `check` returns a value that is not undefined; fails after `timeoutMs`. */
+export async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}

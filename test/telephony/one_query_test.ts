@@ -1,0 +1,69 @@
+/** A page of SMS threads is one statement, read from indexes, whatever the filters. */
+import { describe, expect, test } from "bun:test";
+import { harness } from "../support/harness.ts";
+import { buildApp } from "../../src/app.ts";
+import { connect } from "../../src/core/db.ts";
+import { insertContact, insertThread } from "./fixtures.ts";
+
+const h = await harness();
+const ws = await h.workspace();
+const tom = await insertContact(h.database.db, ws.id, "Tom");
+for (let i = 0; i < 30; i++) {
+  await insertThread(h.database.db, ws.id, {
+    lastMessageAt: i % 4 === 0 ? null : `2026-05-01T10:${String(i).padStart(2, "0")}:00Z`,
+    contactId: i % 2 ? tom : null, stopped: i % 3 === 0,
+  });
+}
+
+/** A client that records every statement it sends with its parameters (its connection is opened first). */
+async function countingClient() {
+  const db = connect(h.database.url, { max: 1 });
+  await db`select 1`;
+  const statements: { query: string; parameters: unknown[] }[] = [];
+  (db.options as { debug: unknown }).debug = (_connection: number, query: string, parameters: unknown[]) => statements.push({ query, parameters });
+  return { db, statements };
+}
+
+/** The scans Postgres plans for a statement when it may not read a table from end to end. */
+async function scans(query: string, parameters: unknown[]): Promise<string[]> {
+  return h.database.db.begin(async (tx) => {
+    await tx`set local enable_seqscan = off`;
+    const [row] = await tx.unsafe(`explain (format json) ${query}`, parameters as any[]);
+    const found: string[] = [];
+    const walk = (node: any) => {
+      if (/Scan/.test(node["Node Type"]) && node["Relation Name"]) found.push(`${node["Node Type"]} on ${node["Relation Name"]}`);
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(Object.values(row as object)[0][0].Plan);
+    return found;
+  }) as Promise<string[]>;
+}
+
+async function measured(url: string) {
+  const { db, statements } = await countingClient();
+  const app = buildApp({ ...h.ctx, db });
+  try {
+    const res = await app.handle(new Request(url, { headers: { "x-api-key": ws.key } }));
+    expect(res.status).toBe(200);
+    expect(statements).toHaveLength(2);
+    expect(statements[1]!.query).toContain("sms_threads");
+    return { link: res.headers.get("link"), scans: await scans(statements[1]!.query, statements[1]!.parameters) };
+  } finally {
+    await db.end();
+  }
+}
+
+describe("one indexed statement per page", () => {
+  test.each([
+    ["all threads", "?limit=4"],
+    ["a contact's threads", `?limit=2&contactId=${tom}`],
+    ["stopped threads", "?limit=2&stopped=true"],
+  ])("%s: a first and a following page cost one statement each after the key check, reading only indexes", async (_name, query) => {
+    const first = await measured(`http://localhost/telephony/sms/threads${query}`);
+    const next = await measured(/^<([^>]+)>/.exec(first.link!)![1]!);
+    for (const page of [first, next]) {
+      expect(page.scans.filter((s) => s.endsWith("on sms_threads"))).toHaveLength(2);
+      expect(page.scans.filter((s) => s.startsWith("Seq Scan"))).toEqual([]);
+    }
+  });
+});
