@@ -11,7 +11,7 @@ import { createApiKey, revokeApiKey, listApiKeys, expiryChoices } from "./core/a
 import { ensureDemo } from "./workspace_import/demo.ts";
 import { importWorkspace } from "./workspace_import/import.ts";
 import { ImportRejected } from "./workspace_import/errors.ts";
-import { moduleIds } from "./workspace_import/schema.ts";
+import { moduleIds, WorkspaceDocument } from "./workspace_import/schema.ts";
 import { migrate } from "./core/migrate.ts";
 
 /** The usage text. */
@@ -26,6 +26,7 @@ export const usage = `usage: bun run cli <command>
   key revoke --id ID
   key list --workspace S
   import --workspace S FILE        (FILE - reads standard input)
+  import-schema                    (the JSON Schema of the import document, with its rules in descriptions)
   demo`;
 
 /** A command-line mistake: unknown command, missing, unknown or bad option. */
@@ -172,6 +173,9 @@ export async function run(argv: string[], open: (options: { migrate: boolean }) 
       }
       return withDb(async ({ db }) => importWorkspace(db, workspace, doc));
     }
+    case "import-schema":
+      allow([]);
+      return WorkspaceDocument;
     case "demo":
       allow([]);
       return withDb(({ db }) => ensureDemo(db));

@@ -211,6 +211,14 @@ describe("the CLI", () => {
     expect(refused(await cli(["import", "--workspace", "nope", file]), "TenantNotFound")).toEqual({ _tag: "TenantNotFound", slug: "nope" });
   });
 
+  test("import-schema prints the document's JSON Schema with its rules", async () => {
+    const run = await cli(["import-schema"]);
+    expect(run.code).toBe(0);
+    expect(run.out.additionalProperties).toBe(false);
+    expect(Object.keys(run.out.properties)).toContain("contractorInvoices");
+    expect(run.out.description).toContain("upserted by id");
+  });
+
   test("migrate on a migrated database applies nothing", async () => {
     const run = await cli(["migrate"]);
     expect(run.code).toBe(0);

@@ -14,7 +14,7 @@ export function fullDocument() {
       { id: "c-land", kind: "person", name: "Linda Landlord", email: " Linda.Landlord@Example.TEST ", mobile: "07700 900123", addressPostcode: "bs14dj", roles: ["landlord"] },
       { id: "c-ten", kind: "person", name: "Tom Tenant", email: "tom.tenant+flat@googlemail.com", mobile: "+44 (0)7700 900456", roles: ["tenant"] },
       { id: "c-co", kind: "company", name: "Fixit Plumbing Ltd.", registrationNumber: "1234567", roles: ["contractor"], addressTown: "Leeds", addressPostcode: "LS6 3BE", overseas: false, website: "https://fixit.example", notes: "Gas Safe registered", registrationJurisdiction: "England and Wales", legacyContactId: "OLD-77", createdAt: "2024-05-06T07:08:09.123Z" },
-      { id: "c-gone", kind: "person", name: "Archie Archived", archivedAt: "2025-03-01T12:00:00Z" },
+      { id: "c-gone", kind: "person", name: "Zoë Ångström-Archer – 🏠", archivedAt: "2025-03-01T12:00:00Z" },
     ],
     companyPeople: [{ companyId: "c-co", contactId: "c-gone", role: "director" }],
     properties: [

@@ -65,6 +65,8 @@ describe("loading a document", () => {
       roles: ["landlord"], overseas: false, emailNorm: "linda.landlord@example.test", mobileNorm: "+447700900123",
       postcodeNorm: "BS1 4DJ", nameNorm: "linda landlord", revision: 1,
     });
+    const [gone] = await db`select name, name_norm, iso(archived_at) as archived_at from contacts where workspace_id = ${ws.id} and id = 'c-gone'`;
+    expect(gone).toEqual({ name: "Zoë Ångström-Archer – 🏠", nameNorm: "zoë ångström archer", archivedAt: "2025-03-01T12:00:00.000Z" });
     const [ten] = await db`select email_canon, mobile_norm from contacts where workspace_id = ${ws.id} and id = 'c-ten'`;
     expect(ten).toEqual({ emailCanon: "tomtenant@gmail.com", mobileNorm: "+447700900456" });
     const [co] = await db`select registration_number, registration_norm, name_norm, legacy_contact_id, iso(created_at) as created_at from contacts where workspace_id = ${ws.id} and id = 'c-co'`;
