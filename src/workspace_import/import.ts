@@ -1,5 +1,5 @@
 /** Loads a workspace document (CONTRACT.md §6) in one transaction: validate, check references, write, or nothing at all. */
-import type { Db, Tx } from "../core/db.ts";
+import { isConnectionError, type Db, type Tx } from "../core/db.ts";
 import { recordActivity } from "../core/activity.ts";
 import { AppError } from "../core/errors.ts";
 import { workspaceIdOf } from "../core/workspaces.ts";
@@ -9,9 +9,6 @@ import { checkAgainstWorkspace } from "./references.ts";
 import { bumpInvoiceRevisions, demoteOwnersExcept, lockWorkspace, ownerCount, setRegime, writeTable } from "./queries.ts";
 import { invoiceChildren, tableOrder } from "./tables.ts";
 import { validateDocument } from "./validate.ts";
-
-/** Rows written per table: inserted, updated (changed rows only) and deleted (left out of a nested list). */
-export type WriteCounts = Record<string, { inserted: number; updated: number; deleted: number }>;
 
 /** Validates and plans a document without touching a database; throws ImportRejected. */
 export function prepareDocument(doc: unknown): Plan {
@@ -30,11 +27,10 @@ export async function importWorkspace(db: Db, slug: string, doc: unknown): Promi
  * Writes a planned document into a workspace inside the caller's transaction, after checking it against the stored
  * records. Any failure throws, and the caller's rollback leaves nothing written.
  */
-export async function loadPlan(tx: Tx, workspaceId: string, plan: Plan): Promise<WriteCounts> {
+export async function loadPlan(tx: Tx, workspaceId: string, plan: Plan): Promise<void> {
   await lockWorkspace(tx, workspaceId);
   await checkAgainstWorkspace(tx, workspaceId, plan);
   if (plan.owner) await demoteOwnersExcept(tx, workspaceId, plan.owner.id);
-  const written: WriteCounts = {};
   const invoicesWritten = new Set<string>();
   const invoicesTouched = new Set<string>();
   for (const table of tableOrder) {
@@ -43,16 +39,15 @@ export async function loadPlan(tx: Tx, workspaceId: string, plan: Plan): Promise
     if (!rows.length && !parents.length) continue;
     const isInvoice = table === "contractor_invoices";
     const isChild = invoiceChildren.includes(table);
-    let result;
+    let changed: string[];
     try {
-      result = await writeTable(tx, workspaceId, table, rows, parents, isInvoice || isChild);
+      changed = await writeTable(tx, workspaceId, table, rows, parents, isInvoice || isChild);
     } catch (error) {
-      // The checks above should leave nothing for the database to refuse; if it does, say where.
-      if (error instanceof AppError) throw error;
+      // The checks above should leave nothing for the database to refuse; if it does, say which table.
+      if (error instanceof AppError || isConnectionError(error)) throw error;
       throw new ImportRejected({ path: "", message: `The database refused the ${table} rows: ${(error as Error).message}` });
     }
-    for (const id of result.changed) (isInvoice ? invoicesWritten : isChild ? invoicesTouched : undefined)?.add(id);
-    written[table] = { inserted: result.inserted, updated: result.updated, deleted: result.deleted };
+    for (const id of changed) (isInvoice ? invoicesWritten : isChild ? invoicesTouched : undefined)?.add(id);
   }
   await bumpInvoiceRevisions(tx, workspaceId, [...invoicesTouched].filter((id) => !invoicesWritten.has(id)));
   if (plan.regime) {
@@ -67,5 +62,4 @@ export async function loadPlan(tx: Tx, workspaceId: string, plan: Plan): Promise
   if ((await ownerCount(tx, workspaceId)) !== 1) {
     throw new ImportRejected({ path: "/users", message: "After the import the workspace must have exactly one owner" });
   }
-  return written;
 }

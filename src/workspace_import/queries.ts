@@ -83,15 +83,6 @@ export async function setRegime(tx: Tx, workspaceId: string, regime: string): Pr
   return { changed: rows.length > 0, revision: rows[0]?.revision ?? 0 };
 }
 
-/** What one table write did. */
-export interface WriteResult {
-  inserted: number;
-  updated: number;
-  deleted: number;
-  /** The parent ids (nested lists) or ids (the rest) of rows that changed, when asked for. */
-  changed: string[];
-}
-
 const sqlCache = new Map<string, { stage: string; upsert: string; remove: string | null }>();
 
 /**
@@ -131,14 +122,13 @@ function statements(name: TableName, collect: boolean) {
           select $1::text, ${values} from ${stage} s
           where not exists (select 1 from ${name} t where t.workspace_id = $1 and ${match})
           returning ${ret})
-    select ${differs.length ? "(select count(*) from u)::int" : "0"} as updated, (select count(*) from i)::int as inserted,
-           ${collect ? `array(select distinct c::text from (${differs.length ? `select ${ret} as c from u union all ` : ""}select ${ret} from i) y)` : "'{}'::text[]"} as changed`;
+    select ${collect ? `array(select distinct c::text from (${differs.length ? `select ${ret} as c from u union all ` : ""}select ${ret} from i) y)` : "'{}'::text[]"} as changed`;
   // Nested lists are complete: the listed parents' rows that the document leaves out go.
   const remove = spec.parent
     ? `with d as (delete from ${name} t where t.workspace_id = $1 and t.${spec.parent} = any($2::text[])
                    and not exists (select 1 from ${stage} s where ${match})
                    returning t.${spec.parent})
-       select (select count(*) from d)::int as deleted, array(select distinct ${spec.parent}::text from d) as changed`
+       select array(select distinct ${spec.parent}::text from d) as changed`
     : null;
   const built = {
     stage: `create temp table ${stage} (${cols.map((c) => `${c} ${spec.columns[c]}`).join(", ")}) on commit drop`,
@@ -172,7 +162,10 @@ function* copyChunks(rows: Record<string, unknown>[], columns: [string, ColumnTy
   }
 }
 
-/** Writes one table's rows (and, for a nested list, removes what the listed parents no longer have). */
+/**
+ * Writes one table's rows (and, for a nested list, removes what the listed parents no longer have). With `collect`,
+ * returns the ids (or, for a nested list, the parent ids) of the rows that changed.
+ */
 export async function writeTable(
   tx: Tx,
   workspaceId: string,
@@ -180,7 +173,7 @@ export async function writeTable(
   rows: Record<string, unknown>[],
   parents: string[],
   collect: boolean,
-): Promise<WriteResult> {
+): Promise<string[]> {
   const { stage, upsert, remove } = statements(name, collect);
   const columns = Object.entries(tables[name].columns) as [string, ColumnType][];
   await tx.unsafe(stage);
@@ -189,19 +182,16 @@ export async function writeTable(
     await pipeline(Readable.from(copyChunks(rows, columns)), writable);
     await tx.unsafe(`analyze import_${name}`);
   }
-  const result: WriteResult = { inserted: 0, updated: 0, deleted: 0, changed: [] };
+  const changed: string[] = [];
   if (remove && parents.length) {
-    const [d] = await tx.unsafe<{ deleted: number; changed: string[] }[]>(remove, [workspaceId, parents]);
-    result.deleted = d!.deleted;
-    result.changed.push(...d!.changed);
+    const [d] = await tx.unsafe<{ changed: string[] }[]>(remove, [workspaceId, parents]);
+    changed.push(...d!.changed);
   }
   if (rows.length) {
-    const [w] = await tx.unsafe<{ inserted: number; updated: number; changed: string[] }[]>(upsert, [workspaceId]);
-    result.inserted = w!.inserted;
-    result.updated = w!.updated;
-    result.changed.push(...w!.changed);
+    const [w] = await tx.unsafe<{ changed: string[] }[]>(upsert, [workspaceId]);
+    changed.push(...w!.changed);
   }
-  return result;
+  return changed;
 }
 
 /** Raises the revision of invoices whose entries changed while their own row did not. */
