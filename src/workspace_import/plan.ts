@@ -33,7 +33,7 @@ export interface Claim {
 /** Everything the writer and the reference check need. */
 export interface Plan {
   counts: Record<string, number>;
-  rows: Record<TableName, Record<string, unknown>[]>;
+  rows: Partial<Record<TableName, Record<string, unknown>[]>>;
   /** For nested lists: the parents whose lists the document gives in full. */
   parents: Partial<Record<TableName, string[]>>;
   refs: Ref[];
@@ -74,7 +74,7 @@ function storedRegistration(value: string | null | undefined): string | null {
 
 /** Turns a validated document into a plan; throws ImportRejected for rules that need nothing but the document. */
 export function planImport(doc: WorkspaceDoc): Plan {
-  const rows = {} as Plan["rows"];
+  const rows: Plan["rows"] = {};
   const add = (table: TableName, row: Record<string, unknown>) => (rows[table] ??= []).push(row);
   const parents: Plan["parents"] = {};
   const parent = (table: TableName, id: string) => (parents[table] ??= []).push(id);
