@@ -1,19 +1,21 @@
-/** The operator's commands (CONTRACT.md §5): one JSON object on stdout; errors as JSON on stderr, exit 2. */
+/** The operator's commands (CONTRACT.md §5): one JSON object on stdout; errors as JSON with a `_tag` on stderr, exit 2. */
 import { readFileSync } from "node:fs";
-import { loadConfig, ConfigError } from "./config.ts";
-import { createLogger } from "./core/log.ts";
+import { Type } from "@sinclair/typebox";
+import { loadConfig, ConfigError, type LogLevel } from "./config.ts";
+import type { Logger } from "./core/log.ts";
 import { openDatabase, type OpenDatabase } from "./core/runtime.ts";
-import { AppError } from "./core/errors.ts";
+import { isConnectionError } from "./core/db.ts";
+import { AppError, IntegrationUnavailable, TaggedError } from "./core/errors.ts";
 import { createWorkspace, suspendWorkspace, resumeWorkspace, entitle, unentitle } from "./core/workspaces.ts";
-import { createApiKey, revokeApiKey, listApiKeys } from "./core/api_keys.ts";
+import { createApiKey, revokeApiKey, listApiKeys, expiryChoices } from "./core/api_keys.ts";
 import { ensureDemo } from "./workspace_import/demo.ts";
 import { importWorkspace } from "./workspace_import/import.ts";
+import { ImportRejected } from "./workspace_import/errors.ts";
+import { moduleIds, WorkspaceDocument } from "./workspace_import/schema.ts";
 import { migrate } from "./core/migrate.ts";
 
-/** A command-line mistake: unknown command, missing or bad option. */
-class UsageError extends Error {}
-
-const usage = `usage: bun run cli <command>
+/** The usage text. */
+export const usage = `usage: bun run cli <command>
   migrate
   workspace create --slug S --name N [--owner-email E]
   workspace suspend --slug S --reason R
@@ -23,10 +25,20 @@ const usage = `usage: bun run cli <command>
   key create --workspace S --name N --scopes a:read,b:write --expires-in-days 7|30|90|365 [--created-by owner|USER_ID] [--budget-per-minute K]
   key revoke --id ID
   key list --workspace S
-  import --workspace S FILE
+  import --workspace S FILE        (FILE - reads standard input)
+  import-schema                    (the JSON Schema of the import document, with its rules in descriptions)
   demo`;
 
-/** Splits argv into positionals and --name value options. */
+/** A command-line mistake: unknown command, missing, unknown or bad option. */
+export class UsageError extends TaggedError("UsageError", 400, { message: Type.String(), usage: Type.String() }) {}
+/** No API key with that id. */
+export class ApiKeyNotFound extends TaggedError("ApiKeyNotFound", 404, { id: Type.String() }) {}
+/** A module id the service does not know. */
+export class ModuleUnknown extends TaggedError("ModuleUnknown", 400, { moduleId: Type.String(), known: Type.Array(Type.String()) }) {}
+
+const misuse = (message: string) => new UsageError({ message, usage });
+
+/** Splits argv into positionals and `--name value` (or `--name=value`) options. */
 export function parseArgs(argv: string[]): { positional: string[]; options: Record<string, string> } {
   const positional: string[] = [];
   const options: Record<string, string> = {};
@@ -34,11 +46,13 @@ export function parseArgs(argv: string[]): { positional: string[]; options: Reco
     const arg = argv[i]!;
     if (arg.startsWith("--")) {
       const eq = arg.indexOf("=");
-      if (eq > 0) options[arg.slice(2, eq)] = arg.slice(eq + 1);
+      const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
+      if (name in options) throw misuse(`--${name} is given twice`);
+      if (eq > 0) options[name] = arg.slice(eq + 1);
       else {
         const value = argv[i + 1];
-        if (value === undefined || value.startsWith("--")) throw new UsageError(`${arg} needs a value`);
-        options[arg.slice(2)] = value;
+        if (value === undefined || value.startsWith("--")) throw misuse(`${arg} needs a value`);
+        options[name] = value;
         i++;
       }
     } else positional.push(arg);
@@ -46,99 +60,163 @@ export function parseArgs(argv: string[]): { positional: string[]; options: Reco
   return { positional, options };
 }
 
-function need(options: Record<string, string>, name: string): string {
-  const value = options[name];
-  if (value === undefined || value === "") throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-function known(options: Record<string, string>, names: string[]) {
-  for (const name of Object.keys(options)) if (!names.includes(name)) throw new UsageError(`unknown option --${name}`);
-}
-
-/** Runs one command against an open database and returns what to print. */
-export async function run(argv: string[], open: () => Promise<OpenDatabase>): Promise<unknown> {
+/** Runs one command against a database opened on demand; returns what to print. */
+export async function run(argv: string[], open: (options: { migrate: boolean }) => Promise<OpenDatabase>): Promise<unknown> {
+  if (argv.includes("--help") || argv.includes("-h") || argv[0] === "help") return { usage };
+  if (argv.length === 0) throw misuse("no command given");
   const { positional, options } = parseArgs(argv);
-  const [command, sub, ...rest] = positional;
-  const withDb = async <T>(f: (database: OpenDatabase) => Promise<T>) => {
-    const database = await open();
+  const [command, sub] = positional;
+  const twoWords = command === "workspace" || command === "key";
+  const name = twoWords ? `${command} ${sub ?? ""}`.trim() : command!;
+  const args = positional.slice(twoWords ? 2 : 1);
+  const allow = (names: string[], positionals = 0) => {
+    for (const option of Object.keys(options)) if (!names.includes(option)) throw misuse(`${name} takes no option --${option}`);
+    if (args.length > positionals) throw misuse(`${name}: unexpected ${JSON.stringify(args[positionals])}`);
+  };
+  const need = (option: string) => {
+    const value = options[option];
+    if (value === undefined || value.trim() === "") throw misuse(`${name} needs --${option}`);
+    return value;
+  };
+  const moduleOption = () => {
+    const moduleId = need("module");
+    if (!moduleIds.includes(moduleId)) throw new ModuleUnknown({ moduleId, known: [...moduleIds] });
+    return moduleId;
+  };
+  const withDb = async <T>(f: (database: OpenDatabase) => Promise<T>, migrateFirst = true) => {
+    const database = await open({ migrate: migrateFirst });
     try {
       return await f(database);
     } finally {
       await database.close();
     }
   };
-  switch (`${command} ${sub ?? ""}`.trim()) {
+
+  switch (name) {
     case "migrate":
-      return withDb(async ({ db }) => ({ applied: await migrate(db) }));
-    case "workspace create":
-      known(options, ["slug", "name", "owner-email"]);
-      return withDb(({ db }) => createWorkspace(db, { slug: need(options, "slug"), name: need(options, "name"), ownerEmail: options["owner-email"] }));
-    case "workspace suspend":
-      known(options, ["slug", "reason"]);
-      return withDb(({ db }) => suspendWorkspace(db, need(options, "slug"), need(options, "reason")));
-    case "workspace resume":
-      known(options, ["slug"]);
-      return withDb(({ db }) => resumeWorkspace(db, need(options, "slug")));
-    case "workspace entitle":
-      known(options, ["slug", "module"]);
-      return withDb(({ db }) => entitle(db, need(options, "slug"), need(options, "module")));
-    case "workspace unentitle":
-      known(options, ["slug", "module"]);
-      return withDb(({ db }) => unentitle(db, need(options, "slug"), need(options, "module")));
+      allow([]);
+      return withDb(async ({ db }) => ({ applied: await migrate(db) }), false);
+    case "workspace create": {
+      allow(["slug", "name", "owner-email"]);
+      const input = { slug: need("slug"), name: need("name"), ownerEmail: options["owner-email"] };
+      return withDb(({ db }) => createWorkspace(db, input));
+    }
+    case "workspace suspend": {
+      allow(["slug", "reason"]);
+      const [slug, reason] = [need("slug"), need("reason")];
+      return withDb(({ db }) => suspendWorkspace(db, slug, reason));
+    }
+    case "workspace resume": {
+      allow(["slug"]);
+      const slug = need("slug");
+      return withDb(({ db }) => resumeWorkspace(db, slug));
+    }
+    case "workspace entitle": {
+      allow(["slug", "module"]);
+      const [slug, moduleId] = [need("slug"), moduleOption()];
+      return withDb(({ db }) => entitle(db, slug, moduleId));
+    }
+    case "workspace unentitle": {
+      allow(["slug", "module"]);
+      const [slug, moduleId] = [need("slug"), moduleOption()];
+      return withDb(({ db }) => unentitle(db, slug, moduleId));
+    }
     case "key create": {
-      known(options, ["workspace", "name", "scopes", "expires-in-days", "created-by", "budget-per-minute"]);
-      const days = Number(need(options, "expires-in-days"));
-      const budget = options["budget-per-minute"] === undefined ? undefined : Number(options["budget-per-minute"]);
-      const scopes = need(options, "scopes").split(",").map((s) => s.trim()).filter(Boolean);
+      allow(["workspace", "name", "scopes", "expires-in-days", "created-by", "budget-per-minute"]);
+      const workspace = need("workspace");
+      const keyName = need("name");
+      const scopes = need("scopes").split(",").map((s) => s.trim()).filter(Boolean);
+      if (!scopes.length) throw misuse("--scopes names at least one scope");
+      const days = need("expires-in-days");
+      if (!(expiryChoices as readonly number[]).map(String).includes(days)) {
+        throw misuse(`--expires-in-days is one of ${expiryChoices.join(", ")}, not ${JSON.stringify(days)}`);
+      }
+      const budgetText = options["budget-per-minute"];
+      const budget = budgetText === undefined ? undefined : Number(budgetText);
+      if (budget !== undefined && !(/^\d+$/.test(budgetText!) && budget >= 1 && budget <= 1_000_000)) {
+        throw misuse(`--budget-per-minute is a whole number from 1 to 1000000, not ${JSON.stringify(budgetText)}`);
+      }
       return withDb(({ db }) =>
-        createApiKey(db, { workspace: need(options, "workspace"), name: need(options, "name"), scopes, expiresInDays: days, createdBy: options["created-by"], budgetPerMinute: budget }),
+        createApiKey(db, { workspace, name: keyName, scopes, expiresInDays: Number(days), createdBy: options["created-by"], budgetPerMinute: budget }),
       );
     }
-    case "key revoke":
-      known(options, ["id"]);
+    case "key revoke": {
+      allow(["id"]);
+      const id = need("id");
       return withDb(async ({ db }) => {
-        const row = await revokeApiKey(db, need(options, "id"));
-        if (!row) throw new UsageError(`no key with id ${options.id}`);
+        const row = await revokeApiKey(db, id);
+        if (!row) throw new ApiKeyNotFound({ id });
         return row;
       });
-    case "key list":
-      known(options, ["workspace"]);
-      return withDb(async ({ db }) => ({ keys: await listApiKeys(db, need(options, "workspace")) }));
+    }
+    case "key list": {
+      allow(["workspace"]);
+      const workspace = need("workspace");
+      return withDb(async ({ db }) => ({ keys: await listApiKeys(db, workspace) }));
+    }
+    case "import": {
+      allow(["workspace"], 1);
+      const workspace = need("workspace");
+      const file = args[0];
+      if (!file) throw misuse("import needs a FILE (or - for standard input)");
+      let text: string;
+      try {
+        text = readFileSync(file === "-" ? 0 : file, "utf8");
+      } catch (error) {
+        throw misuse(`cannot read ${file}: ${(error as Error).message}`);
+      }
+      let doc: unknown;
+      try {
+        doc = JSON.parse(text);
+      } catch (error) {
+        throw new ImportRejected({ path: "", message: `The file is not JSON: ${(error as Error).message}` });
+      }
+      return withDb(async ({ db }) => importWorkspace(db, workspace, doc));
+    }
+    case "import-schema":
+      allow([]);
+      return WorkspaceDocument;
     case "demo":
+      allow([]);
       return withDb(({ db }) => ensureDemo(db));
     default:
-      if (command === "import") {
-        known(options, ["workspace"]);
-        const file = sub ?? rest[0];
-        if (!file) throw new UsageError("import needs a FILE");
-        let doc: unknown;
-        try {
-          doc = JSON.parse(readFileSync(file, "utf8"));
-        } catch (error) {
-          throw new UsageError(`cannot read ${file} as JSON: ${(error as Error).message}`);
-        }
-        return withDb(({ db }) => importWorkspace(db, need(options, "workspace"), doc));
-      }
-      throw new UsageError(command ? `unknown command: ${positional.join(" ")}` : "no command given");
+      throw misuse(`unknown command: ${positional.join(" ")}`);
   }
 }
 
+/** A logger for the CLI: every line goes to stderr, so stdout holds only the answer. */
+function stderrLogger(level: LogLevel): Logger {
+  const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+  const write = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
+    if (order[lvl] >= order[level]) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + "\n");
+  };
+  return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
+}
+
+/** The error body printed on stderr. */
+export function errorBody(error: unknown): Record<string, unknown> {
+  if (error instanceof AppError) return error.toBody();
+  if (error instanceof ConfigError) return new UsageError({ message: error.message, usage }).toBody();
+  if (isConnectionError(error)) {
+    return new IntegrationUnavailable({ integration: "database", detail: String((error as Error)?.message ?? error) }).toBody();
+  }
+  return { _tag: "InternalError", message: String((error as Error)?.message ?? error) };
+}
+
+function print(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => stream.write(text, () => resolve()));
+}
+
 if (import.meta.main) {
+  let code = 0;
   try {
     const config = loadConfig();
-    const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : "warn");
-    const out = await run(process.argv.slice(2), () => openDatabase(config, log));
-    process.stdout.write(JSON.stringify(out, null, 2) + "\n");
-    process.exit(0);
+    const log = stderrLogger(process.env.LOG_LEVEL ? config.logLevel : "warn");
+    const out = await run(process.argv.slice(2), (options) => openDatabase(config, log, options));
+    await print(process.stdout, JSON.stringify(out, null, 2) + "\n");
   } catch (error) {
-    const body =
-      error instanceof AppError
-        ? error.toBody()
-        : error instanceof UsageError || error instanceof ConfigError
-          ? { _tag: "UsageError", message: error.message, usage }
-          : { _tag: "InternalError", message: String((error as Error)?.message ?? error) };
-    process.stderr.write(JSON.stringify(body) + "\n");
-    process.exit(2);
+    await print(process.stderr, JSON.stringify(errorBody(error)) + "\n");
+    code = 2;
   }
+  process.exit(code);
 }

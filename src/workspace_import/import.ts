@@ -1,8 +1,65 @@
-/** Loads a workspace document (CONTRACT.md §6) in one transaction. */
-import type { Db } from "../core/db.ts";
-import { NotImplemented } from "../core/errors.ts";
+/** Loads a workspace document (CONTRACT.md §6) in one transaction: validate, check references, write, or nothing at all. */
+import { isConnectionError, type Db, type Tx } from "../core/db.ts";
+import { recordActivity } from "../core/activity.ts";
+import { AppError } from "../core/errors.ts";
+import { workspaceIdOf } from "../core/workspaces.ts";
+import { ImportRejected } from "./errors.ts";
+import { planImport, type Plan } from "./plan.ts";
+import { checkAgainstWorkspace } from "./references.ts";
+import { bumpInvoiceRevisions, demoteOwnersExcept, lockWorkspace, ownerCount, setRegime, writeTable } from "./queries.ts";
+import { invoiceChildren, tableOrder } from "./tables.ts";
+import { validateDocument } from "./validate.ts";
+
+/** Validates and plans a document without touching a database; throws ImportRejected. */
+export function prepareDocument(doc: unknown): Plan {
+  return planImport(validateDocument(doc));
+}
 
 /** Imports a document into the workspace with that slug; returns counts per collection. */
-export async function importWorkspace(_db: Db, _slug: string, _doc: unknown): Promise<Record<string, number>> {
-  throw new NotImplemented({ operationId: "cli.import" });
+export async function importWorkspace(db: Db, slug: string, doc: unknown): Promise<Record<string, number>> {
+  const plan = prepareDocument(doc);
+  const workspaceId = await workspaceIdOf(db, slug);
+  await db.begin((tx) => loadPlan(tx, workspaceId, plan));
+  return plan.counts;
+}
+
+/**
+ * Writes a planned document into a workspace inside the caller's transaction, after checking it against the stored
+ * records. Any failure throws, and the caller's rollback leaves nothing written.
+ */
+export async function loadPlan(tx: Tx, workspaceId: string, plan: Plan): Promise<void> {
+  await lockWorkspace(tx, workspaceId);
+  await checkAgainstWorkspace(tx, workspaceId, plan);
+  if (plan.owner) await demoteOwnersExcept(tx, workspaceId, plan.owner.id);
+  const invoicesWritten = new Set<string>();
+  const invoicesTouched = new Set<string>();
+  for (const table of tableOrder) {
+    const rows = plan.rows[table] ?? [];
+    const parents = plan.parents[table] ?? [];
+    if (!rows.length && !parents.length) continue;
+    const isInvoice = table === "contractor_invoices";
+    const isChild = invoiceChildren.includes(table);
+    let changed: string[];
+    try {
+      changed = await writeTable(tx, workspaceId, table, rows, parents, isInvoice || isChild);
+    } catch (error) {
+      // The checks above should leave nothing for the database to refuse; if it does, say which table.
+      if (error instanceof AppError || isConnectionError(error)) throw error;
+      throw new ImportRejected({ path: "", message: `The database refused the ${table} rows: ${(error as Error).message}` });
+    }
+    for (const id of changed) (isInvoice ? invoicesWritten : isChild ? invoicesTouched : undefined)?.add(id);
+  }
+  await bumpInvoiceRevisions(tx, workspaceId, [...invoicesTouched].filter((id) => !invoicesWritten.has(id)));
+  if (plan.regime) {
+    const { changed, revision } = await setRegime(tx, workspaceId, plan.regime);
+    if (changed) {
+      await recordActivity(tx, {
+        workspaceId, keyId: null, action: "maintenance-pro.hazard_settings_imported", subjectKind: "hazard_settings",
+        subjectId: workspaceId, detail: { regime: plan.regime, revision },
+      });
+    }
+  }
+  if ((await ownerCount(tx, workspaceId)) !== 1) {
+    throw new ImportRejected({ path: "/users", message: "After the import the workspace must have exactly one owner" });
+  }
 }

@@ -1,0 +1,458 @@
+/** A validated document turned into table rows, and the references and rules to check before writing. Pure. */
+import { contactNorms, normalisePostcode } from "../contacts/normalise.ts";
+import { deriveInvoice } from "../contractor_invoices/derive.ts";
+import { ImportRejected } from "./errors.ts";
+import { collections, type WorkspaceDoc } from "./schema.ts";
+import type { TableName } from "./tables.ts";
+
+/** A kind of record another record can name. */
+export type Target =
+  | "users" | "contacts" | "properties" | "blocks" | "units" | "tenancies" | "repairs" | "tasks" | "inspections"
+  | "keySets" | "contractorInvoices";
+
+/** Facts about a record that reference rules look at (contact kind, unit's property, tenancy's unit). */
+export type Attributes = Record<string, string | null>;
+
+/** A reference to check: `id` must name a `target` in the document or the workspace, with `expect` holding. */
+export interface Ref {
+  target: Target;
+  id: string;
+  path: string;
+  expect?: { attribute: string; value: string | null; message: string };
+}
+
+/** A nested record with its own id (a finding, a payment…) that must not belong to another parent already. */
+export interface Claim {
+  table: TableName;
+  parentColumn: string;
+  id: string;
+  parent: string;
+  path: string;
+}
+
+/** Everything the writer and the reference check need. */
+export interface Plan {
+  counts: Record<string, number>;
+  rows: Partial<Record<TableName, Record<string, unknown>[]>>;
+  /** For nested lists: the parents whose lists the document gives in full. */
+  parents: Partial<Record<TableName, string[]>>;
+  refs: Ref[];
+  claims: Claim[];
+  handovers: { id: string; tenancyId: string; direction: string; path: string }[];
+  users: { id: string; role: string; path: string }[];
+  owner: { id: string; path: string } | null;
+  regime: string | null;
+  /** The document's own records, with the attributes references look at. */
+  known: Record<Target, Map<string, Attributes>>;
+}
+
+/** Record kinds a `subjectKind` may name, checked when used. */
+export const subjectTargets: Record<string, Target> = {
+  property: "properties", block: "blocks", unit: "units", tenancy: "tenancies", contact: "contacts", repair: "repairs",
+  task: "tasks", inspection: "inspections", key_set: "keySets", contractor_invoice: "contractorInvoices", user: "users",
+};
+
+const singular: Record<Target, string> = {
+  users: "user", contacts: "contact", properties: "property", blocks: "block", units: "unit", tenancies: "tenancy",
+  repairs: "repair", tasks: "task", inspections: "inspection", keySets: "key set", contractorInvoices: "contractor invoice",
+};
+
+/** The name of a record kind, for messages. */
+export function nameOf(target: Target): string {
+  return singular[target];
+}
+
+const blockPolicy = "block-facts-2025-1";
+const n = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
+
+/** A registration number as the API stores it: trimmed; an all-digit one left-padded with zeros to 8. */
+function storedRegistration(value: string | null | undefined): string | null {
+  if (value == null) return null;
+  const v = value.trim();
+  return /^\d{1,8}$/.test(v) ? v.padStart(8, "0") : v;
+}
+
+/** Turns a validated document into a plan; throws ImportRejected for rules that need nothing but the document. */
+export function planImport(doc: WorkspaceDoc): Plan {
+  const rows: Plan["rows"] = {};
+  const add = (table: TableName, row: Record<string, unknown>) => (rows[table] ??= []).push(row);
+  const parents: Plan["parents"] = {};
+  const parent = (table: TableName, id: string) => (parents[table] ??= []).push(id);
+  const refs: Ref[] = [];
+  const claims: Claim[] = [];
+  const known = Object.fromEntries(Object.keys(singular).map((k) => [k, new Map()])) as Plan["known"];
+  const seen = new Map<string, string>();
+
+  /** Registers an id of a kind; a second record with the same id is refused. */
+  const unique = (kind: string, id: string, path: string) => {
+    const key = `${kind}\u0000${id}`;
+    const first = seen.get(key);
+    if (first !== undefined) throw new ImportRejected({ path, message: `Duplicate ${kind} "${id}": also at ${first}` });
+    seen.set(key, path);
+  };
+  const ref = (target: Target, id: string | null | undefined, path: string, field: string, expect?: Ref["expect"]) => {
+    if (id != null) refs.push({ target, id, path: `${path}/${field}`, expect });
+  };
+  const subject = (kind: string | null | undefined, id: string | null | undefined, path: string) => {
+    const target = kind ? subjectTargets[kind] : undefined;
+    if (target) ref(target, id, path, "subjectId");
+  };
+  const claim = (table: TableName, parentColumn: string, id: string, parentId: string, path: string) =>
+    claims.push({ table, parentColumn, id, parent: parentId, path });
+  const correction = (c: { correctedAt?: string | null; correctionReason?: string | null }, path: string) => {
+    if (c.correctedAt && !c.correctionReason?.trim()) {
+      throw new ImportRejected({ path: `${path}/correctionReason`, message: "A corrected entry needs a correctionReason" });
+    }
+  };
+
+  const users: Plan["users"] = [];
+  let owner: Plan["owner"] = null;
+  doc.users?.forEach((u, i) => {
+    const path = `/users/${i}`;
+    unique("user", u.id, path);
+    if (u.role === "owner") {
+      if (owner) throw new ImportRejected({ path: `${path}/role`, message: `A workspace has one owner; ${owner.path} is already the owner` });
+      owner = { id: u.id, path };
+    }
+    users.push({ id: u.id, role: u.role, path });
+    known.users.set(u.id, {});
+    add("users", { id: u.id, name: u.name, email: u.email?.trim() ?? null, role: u.role, created_at: n(u.createdAt) });
+  });
+
+  for (const m of doc.entitlements ?? []) add("workspace_modules", { module_id: m });
+
+  doc.contacts?.forEach((c, i) => {
+    const path = `/contacts/${i}`;
+    unique("contact", c.id, path);
+    known.contacts.set(c.id, { kind: c.kind });
+    const norms = contactNorms(c);
+    add("contacts", {
+      id: c.id, kind: c.kind, name: c.name, email: c.email?.trim() ?? null, mobile: n(c.mobile), address_line1: n(c.addressLine1),
+      address_line2: n(c.addressLine2), address_town: n(c.addressTown), address_postcode: normalisePostcode(c.addressPostcode),
+      overseas: c.overseas ?? false, roles: c.roles ?? [], registration_number: storedRegistration(c.registrationNumber),
+      registration_jurisdiction: n(c.registrationJurisdiction), website: n(c.website), notes: n(c.notes),
+      legacy_contact_id: n(c.legacyContactId),
+      name_norm: norms.nameNorm, email_norm: norms.emailNorm, email_canon: norms.emailCanon, mobile_norm: norms.mobileNorm,
+      postcode_norm: norms.postcodeNorm, registration_norm: norms.registrationNorm,
+      archived_at: n(c.archivedAt), created_at: n(c.createdAt),
+    });
+  });
+
+  doc.companyPeople?.forEach((p, i) => {
+    const path = `/companyPeople/${i}`;
+    unique("company person", `${p.companyId}/${p.contactId}`, path);
+    ref("contacts", p.companyId, path, "companyId", { attribute: "kind", value: "company", message: "must be a contact of kind company" });
+    ref("contacts", p.contactId, path, "contactId");
+    add("company_people", { company_id: p.companyId, contact_id: p.contactId, role: n(p.role), archived_at: n(p.archivedAt) });
+  });
+
+  doc.properties?.forEach((p, i) => {
+    const path = `/properties/${i}`;
+    unique("property", p.id, path);
+    known.properties.set(p.id, {});
+    add("properties", {
+      id: p.id, label: p.label, address_line1: n(p.addressLine1), address_town: n(p.addressTown),
+      address_postcode: normalisePostcode(p.addressPostcode), facts: p.facts ?? {}, created_at: n(p.createdAt),
+    });
+    parent("property_landlords", p.id);
+    p.landlordContactIds?.forEach((c, j) => {
+      ref("contacts", c, `${path}/landlordContactIds`, String(j));
+      add("property_landlords", { property_id: p.id, contact_id: c });
+    });
+  });
+
+  doc.blocks?.forEach((b, i) => {
+    const path = `/blocks/${i}`;
+    unique("block", b.id, path);
+    known.blocks.set(b.id, { propertyId: b.propertyId });
+    ref("properties", b.propertyId, path, "propertyId");
+    ref("users", b.updatedByUserId, path, "updatedByUserId");
+    const policy = b.policyVersion ?? blockPolicy;
+    add("blocks", {
+      id: b.id, property_id: b.propertyId, label: b.label, facts: b.facts ?? {}, policy_version: policy,
+      updated_at: n(b.updatedAt), updated_by_user_id: n(b.updatedByUserId),
+    });
+    parent("block_fact_history", b.id);
+    b.history?.forEach((h, j) => {
+      const hp = `${path}/history/${j}`;
+      unique("block history entry", h.id, hp);
+      claim("block_fact_history", "block_id", h.id, b.id, hp);
+      ref("users", h.actorUserId, hp, "actorUserId");
+      add("block_fact_history", {
+        id: h.id, block_id: b.id, kind: h.kind, detail: h.detail, actor_user_id: n(h.actorUserId),
+        policy_version: h.policyVersion ?? policy, created_at: h.createdAt,
+      });
+    });
+  });
+
+  doc.units?.forEach((u, i) => {
+    const path = `/units/${i}`;
+    unique("unit", u.id, path);
+    known.units.set(u.id, { propertyId: u.propertyId });
+    ref("properties", u.propertyId, path, "propertyId");
+    ref("blocks", u.blockId, path, "blockId", { attribute: "propertyId", value: u.propertyId, message: `must be a block of property "${u.propertyId}"` });
+    add("units", { id: u.id, property_id: u.propertyId, block_id: n(u.blockId), label: u.label });
+    parent("unit_meters", u.id);
+    for (const m of u.meters ?? []) add("unit_meters", { unit_id: u.id, meter: m });
+  });
+
+  doc.tenancies?.forEach((t, i) => {
+    const path = `/tenancies/${i}`;
+    unique("tenancy", t.id, path);
+    known.tenancies.set(t.id, { unitId: t.unitId });
+    ref("units", t.unitId, path, "unitId");
+    add("tenancies", {
+      id: t.id, unit_id: t.unitId, status: t.status, starts_on: n(t.startsOn), ends_on: n(t.endsOn), notice_given_on: n(t.noticeGivenOn),
+    });
+    parent("tenancy_occupants", t.id);
+    t.occupants?.forEach((o, j) => {
+      const op = `${path}/occupants/${j}`;
+      unique(`occupant of tenancy ${t.id}`, o.contactId, op);
+      ref("contacts", o.contactId, op, "contactId");
+      add("tenancy_occupants", { tenancy_id: t.id, contact_id: o.contactId, role: o.role ?? "tenant", is_lead: o.isLead ?? false });
+    });
+  });
+
+  const handovers: Plan["handovers"] = [];
+  doc.handovers?.forEach((h, i) => {
+    const path = `/handovers/${i}`;
+    unique("handover", h.id, path);
+    unique("handover of a tenancy and direction", `${h.tenancyId} ${h.direction}`, `${path}/direction`);
+    handovers.push({ id: h.id, tenancyId: h.tenancyId, direction: h.direction, path });
+    ref("tenancies", h.tenancyId, path, "tenancyId");
+    add("handovers", {
+      id: h.id, tenancy_id: h.tenancyId, direction: h.direction, status: h.status, due_on: n(h.dueOn),
+      completed_at: n(h.completedAt), forwarding_address: n(h.forwardingAddress),
+      notice_evidence_document_id: n(h.noticeEvidenceDocumentId),
+    });
+    parent("handover_meter_readings", h.id);
+    h.meterReadings?.forEach((r, j) => {
+      unique(`meter reading of handover ${h.id}`, r.meter, `${path}/meterReadings/${j}/meter`);
+      add("handover_meter_readings", { handover_id: h.id, meter: r.meter, reading: String(r.reading), read_on: n(r.readOn) });
+    });
+  });
+
+  doc.repairs?.forEach((r, i) => {
+    const path = `/repairs/${i}`;
+    unique("repair", r.id, path);
+    known.repairs.set(r.id, {});
+    ref("properties", r.propertyId, path, "propertyId");
+    ref("units", r.unitId, path, "unitId", r.propertyId ? { attribute: "propertyId", value: r.propertyId, message: `must be a unit of property "${r.propertyId}"` } : undefined);
+    add("repairs", { id: r.id, reference: n(r.reference), status: n(r.status), property_id: n(r.propertyId), unit_id: n(r.unitId) });
+  });
+
+  doc.tasks?.forEach((t, i) => {
+    const path = `/tasks/${i}`;
+    unique("task", t.id, path);
+    known.tasks.set(t.id, {});
+    subject(t.subjectKind, t.subjectId, path);
+    ref("contacts", t.assigneeContactId, path, "assigneeContactId");
+    ref("users", t.assigneeUserId, path, "assigneeUserId");
+    ref("users", t.createdByUserId, path, "createdByUserId");
+    add("tasks", {
+      id: t.id, title: t.title, subject_kind: n(t.subjectKind), subject_id: n(t.subjectId), assignee_contact_id: n(t.assigneeContactId),
+      assignee_user_id: n(t.assigneeUserId), assignee_staff_id: n(t.assigneeStaffId), team_id: n(t.teamId),
+      task_type_id: n(t.taskTypeId), branch_id: n(t.branchId), priority: t.priority ?? "normal", due_on: n(t.dueOn),
+      status: t.status ?? "open", created_by_user_id: n(t.createdByUserId), dedupe_key: n(t.dedupeKey),
+      request_id: n(t.requestId), done_at: n(t.doneAt), created_at: n(t.createdAt),
+    });
+  });
+
+  doc.inspections?.forEach((s, i) => {
+    const path = `/inspections/${i}`;
+    unique("inspection", s.id, path);
+    known.inspections.set(s.id, {});
+    ref("tenancies", s.tenancyId, path, "tenancyId");
+    add("inspections", {
+      id: s.id, tenancy_id: s.tenancyId, kind: s.kind, reference: s.reference, status: s.status, outcome: n(s.outcome),
+      due_on: n(s.dueOn), booked_for: n(s.bookedFor), completed_at: n(s.completedAt),
+    });
+    parent("inspection_findings", s.id);
+    s.findings?.forEach((f, j) => {
+      const fp = `${path}/findings/${j}`;
+      unique("finding", f.id, fp);
+      claim("inspection_findings", "inspection_id", f.id, s.id, fp);
+      ref("repairs", f.repairId, fp, "repairId");
+      ref("tasks", f.taskId, fp, "taskId");
+      add("inspection_findings", { id: f.id, inspection_id: s.id, area: f.area, item: n(f.item), repair_id: n(f.repairId), task_id: n(f.taskId) });
+    });
+  });
+
+  doc.keySets?.forEach((k, i) => {
+    const path = `/keySets/${i}`;
+    unique("key set", k.id, path);
+    known.keySets.set(k.id, {});
+    ref("units", k.unitId, path, "unitId");
+    ref("contacts", k.holderContactId, path, "holderContactId");
+    ref("tenancies", k.tenancyId, path, "tenancyId", k.unitId ? { attribute: "unitId", value: k.unitId, message: `must be a tenancy of unit "${k.unitId}"` } : undefined);
+    add("key_sets", {
+      id: k.id, reference: k.reference, label: k.label, unit_id: n(k.unitId), status: k.status, sequence: k.sequence ?? 0,
+      holder_type: k.holderType, holder_contact_id: n(k.holderContactId), holder_name: k.holderName ?? "", tenancy_id: n(k.tenancyId),
+    });
+  });
+
+  doc.keyReports?.forEach((r, i) => {
+    const path = `/keyReports/${i}`;
+    unique("key report", r.id, path);
+    ref("keySets", r.keySetId, path, "keySetId");
+    add("key_reports", {
+      id: r.id, key_set_id: r.keySetId, note: r.note, source_kind: r.source.kind, source_id: n(r.source.id),
+      source_label: n(r.source.label), reported_by: r.reportedBy, reported_at: r.reportedAt, cleared_note: n(r.cleared?.note),
+      cleared_by: n(r.cleared?.by), cleared_at: n(r.cleared?.at),
+    });
+  });
+
+  const authorisations = new Map<string, { value: string; path: string }>();
+  doc.contractorInvoices?.forEach((v, i) => {
+    const path = `/contractorInvoices/${i}`;
+    unique("contractor invoice", v.id, path);
+    known.contractorInvoices.set(v.id, {});
+    subject(v.subjectKind, v.subjectId, path);
+    ref("properties", v.propertyId, path, "propertyId");
+    ref("tenancies", v.tenancyId, path, "tenancyId");
+    ref("contacts", v.contractorContactId, path, "contractorContactId");
+    const lines = v.lines ?? [];
+    const payments = v.payments ?? [];
+    const creditNotes = v.creditNotes ?? [];
+    const recoveries = v.recoveries ?? [];
+    payments.forEach((p, j) => correction(p, `${path}/payments/${j}`));
+    creditNotes.forEach((c, j) => correction(c, `${path}/creditNotes/${j}`));
+    recoveries.forEach((r, j) => correction(r, `${path}/recoveries/${j}`));
+    const a = v.authorisation;
+    if (a) {
+      const value = JSON.stringify([a.basis, a.authorisedMinor, a.authorisedCurrency]);
+      const first = authorisations.get(a.id);
+      if (first && first.value !== value) {
+        throw new ImportRejected({ path: `${path}/authorisation`, message: `Authorisation "${a.id}" differs from the one at ${first.path}` });
+      }
+      if (!first) {
+        authorisations.set(a.id, { value, path: `${path}/authorisation` });
+        add("contractor_authorisations", { id: a.id, basis: a.basis, authorised_minor: a.authorisedMinor, authorised_currency: a.authorisedCurrency });
+      }
+    }
+    if (v.limitOverride && !a) {
+      throw new ImportRejected({ path: `${path}/limitOverride`, message: "A limit override needs the invoice's authorisation" });
+    }
+    const totals = deriveInvoice({
+      borneBy: v.borneBy, approvedAt: n(v.approvedAt), disputedAt: n(v.disputedAt), voidedAt: n(v.voidedAt), lines,
+      payments: payments.map((p) => ({ amountMinor: p.amountMinor, correctedAt: n(p.correctedAt) })),
+      creditNotes: creditNotes.map((c) => ({ netMinor: c.netMinor, vatMinor: c.vatMinor, correctedAt: n(c.correctedAt) })),
+      recoveries: recoveries.map((r) => ({ amountMinor: r.amountMinor, correctedAt: n(r.correctedAt) })),
+    });
+    add("contractor_invoices", {
+      id: v.id, subject_kind: n(v.subjectKind), subject_id: n(v.subjectId), subject_label: n(v.subjectLabel),
+      property_id: n(v.propertyId), tenancy_id: n(v.tenancyId), contractor_contact_id: n(v.contractorContactId), number: v.number,
+      issued_on: n(v.issuedOn), due_on: n(v.dueOn), currency: v.currency ?? "GBP", borne_by: v.borneBy, document_id: n(v.documentId),
+      approved_at: n(v.approvedAt), disputed_at: n(v.disputedAt), dispute_reason: n(v.disputeReason), disputed_minor: n(v.disputedMinor),
+      voided_at: n(v.voidedAt), void_reason: n(v.voidReason), legacy: v.legacy ?? false, legacy_status: n(v.legacyStatus),
+      legacy_settled: n(v.legacySettled), authorisation_id: a?.id ?? null, net_minor: totals.netMinor, vat_minor: totals.vatMinor,
+      gross_minor: totals.grossMinor, credited_minor: totals.creditedMinor, payable_minor: totals.payableMinor, paid_minor: totals.paidMinor,
+      outstanding_minor: totals.outstandingMinor, recovered_minor: totals.recoveredMinor, recoverable_minor: totals.recoverableMinor,
+      status: totals.status, created_at: n(v.createdAt),
+    });
+    for (const table of ["contractor_invoice_lines", "contractor_payments", "contractor_credit_notes", "contractor_recoveries", "contractor_limit_overrides"] as const) {
+      parent(table, v.id);
+    }
+    lines.forEach((l, j) => {
+      const lp = `${path}/lines/${j}`;
+      unique("invoice line", l.id, lp);
+      claim("contractor_invoice_lines", "invoice_id", l.id, v.id, lp);
+      add("contractor_invoice_lines", {
+        id: l.id, invoice_id: v.id, ordinal: l.ordinal ?? j + 1, kind: l.kind, description: l.description,
+        net_minor: l.netMinor, vat_minor: l.vatMinor,
+      });
+    });
+    payments.forEach((p, j) => {
+      const pp = `${path}/payments/${j}`;
+      unique("payment", p.id, pp);
+      claim("contractor_payments", "invoice_id", p.id, v.id, pp);
+      add("contractor_payments", {
+        id: p.id, invoice_id: v.id, amount_minor: p.amountMinor, paid_on: p.paidOn, reference: n(p.reference), legacy: p.legacy ?? false,
+        created_at: n(p.createdAt), corrected_at: n(p.correctedAt), correction_reason: n(p.correctionReason),
+      });
+    });
+    creditNotes.forEach((c, j) => {
+      const cp = `${path}/creditNotes/${j}`;
+      unique("credit note", c.id, cp);
+      claim("contractor_credit_notes", "invoice_id", c.id, v.id, cp);
+      add("contractor_credit_notes", {
+        id: c.id, invoice_id: v.id, number: c.number, issued_on: c.issuedOn, net_minor: c.netMinor, vat_minor: c.vatMinor,
+        reason: n(c.reason), document_id: n(c.documentId), created_at: n(c.createdAt), corrected_at: n(c.correctedAt),
+        correction_reason: n(c.correctionReason),
+      });
+    });
+    recoveries.forEach((r, j) => {
+      const rp = `${path}/recoveries/${j}`;
+      unique("recovery", r.id, rp);
+      claim("contractor_recoveries", "invoice_id", r.id, v.id, rp);
+      add("contractor_recoveries", {
+        id: r.id, invoice_id: v.id, amount_minor: r.amountMinor, received_on: r.receivedOn, reference: n(r.reference),
+        created_at: n(r.createdAt), corrected_at: n(r.correctedAt), correction_reason: n(r.correctionReason),
+      });
+    });
+    const o = v.limitOverride;
+    if (o) {
+      const op = `${path}/limitOverride`;
+      unique("limit override", o.id, op);
+      claim("contractor_limit_overrides", "invoice_id", o.id, v.id, op);
+      ref("users", o.userId, op, "userId");
+      add("contractor_limit_overrides", {
+        id: o.id, invoice_id: v.id, state: o.state, basis: o.basis, authorised_minor: o.authorisedMinor,
+        authorised_currency: o.authorisedCurrency, earlier_minor: o.earlierMinor, charged_minor: o.chargedMinor,
+        excess_minor: o.excessMinor, reason: o.reason, user_id: n(o.userId), created_at: n(o.createdAt),
+      });
+    }
+  });
+
+  doc.calendarEvents?.forEach((e, i) => {
+    const path = `/calendarEvents/${i}`;
+    unique("calendar event", e.id, path);
+    if (Date.parse(e.endsAt) <= Date.parse(e.startsAt)) throw new ImportRejected({ path: `${path}/endsAt`, message: "endsAt must be after startsAt" });
+    subject(e.subjectKind, e.subjectId, path);
+    ref("properties", e.propertyId, path, "propertyId");
+    ref("users", e.staffUserId, path, "staffUserId");
+    ref("contacts", e.contactId, path, "contactId");
+    ref("tasks", e.followUpTaskId, path, "followUpTaskId");
+    ref("users", e.createdByUserId, path, "createdByUserId");
+    const f = e.feedback;
+    add("calendar_events", {
+      id: e.id, title: e.title, kind: e.kind, subject_kind: n(e.subjectKind), subject_id: n(e.subjectId), starts_at: e.startsAt,
+      ends_at: e.endsAt, location: n(e.location), status: e.status ?? "scheduled", created_by_user_id: n(e.createdByUserId),
+      property_id: n(e.propertyId), staff_user_id: n(e.staffUserId), contact_id: n(e.contactId), notes: n(e.notes),
+      outcome: n(e.outcome), outcome_note: n(e.outcomeNote), outcome_recorded_at: n(e.outcomeRecordedAt),
+      feedback: f ? { interest: n(f.interest), themes: f.themes ?? [], nextAction: n(f.nextAction), note: n(f.note) } : null,
+      follow_up_task_id: n(e.followUpTaskId), cancel_reason: n(e.cancelReason), cancelled_at: n(e.cancelledAt), created_at: n(e.createdAt),
+    });
+  });
+
+  doc.smsThreads?.forEach((s, i) => {
+    const path = `/smsThreads/${i}`;
+    unique("SMS thread", s.id, path);
+    ref("contacts", s.contactId, path, "contactId");
+    add("sms_threads", {
+      id: s.id, local_number: s.localNumber, address: s.address, contact_id: n(s.contactId), last_message_at: n(s.lastMessageAt),
+      last_inbound_at: n(s.lastInboundAt), preview: n(s.preview), stopped: s.stopped ?? false,
+    });
+  });
+
+  doc.landlordPortalAccess?.forEach((a, i) => {
+    const path = `/landlordPortalAccess/${i}`;
+    unique("portal access of contact", a.contactId, path);
+    ref("contacts", a.contactId, path, "contactId");
+    add("landlord_portal_access", {
+      contact_id: a.contactId, status: a.status, invited_at: n(a.invitedAt), accepted_at: n(a.acceptedAt), revoked_at: n(a.revokedAt),
+    });
+  });
+
+  doc.onboardingCheckouts?.forEach((c, i) => {
+    unique("onboarding checkout", c.id, `/onboardingCheckouts/${i}`);
+    add("onboarding_checkouts", { id: c.id, module_id: c.moduleId, status: c.status, started_at: n(c.startedAt), abandoned_at: n(c.abandonedAt) });
+  });
+
+  const counts: Record<string, number> = {};
+  for (const c of collections) {
+    const value = doc[c];
+    counts[c] = Array.isArray(value) ? value.length : value ? 1 : 0;
+  }
+  return { counts, rows, parents, refs, claims, handovers, users, owner, regime: doc.hazardSettings?.regime ?? null, known };
+}
