@@ -1,6 +1,5 @@
 /** The compliance group's operations. */
 import { Type } from "@sinclair/typebox";
-import { EntitlementMissing, TenantCreateRejected, TenantNotFound, WebhookDuplicate } from "../core/errors.ts";
 import { operation } from "../core/operation.ts";
 import { factMeaning, BlockProfile, BlockProfilesQuery } from "./schema.ts";
 import { factNames, resolveFacts } from "./facts.ts";
@@ -17,7 +16,6 @@ export const blockProfiles = operation({
   ].join("\n\n"),
   query: BlockProfilesQuery,
   response: Type.Array(BlockProfile),
-  listedErrors: [TenantCreateRejected, EntitlementMissing, TenantNotFound, WebhookDuplicate],
   run: async ({ db, principal, query }) => {
     const rows = await blockProfileRows(db, principal.workspaceId, query.propertyId);
     return rows.map((row) => {

@@ -2,7 +2,7 @@
 import { ulid } from "ulid";
 import { recordActivity } from "../core/activity.ts";
 import type { Tx } from "../core/db.ts";
-import { EntitlementMissing, RequestIdReused, RequestInvalid, TenantCreateRejected, TenantNotFound, WebhookDuplicate } from "../core/errors.ts";
+import { RequestIdReused, RequestInvalid } from "../core/errors.ts";
 import { idempotent } from "../core/idempotency.ts";
 import { operation, RawJson, Reply } from "../core/operation.ts";
 import { companyFields } from "./company_fields.ts";
@@ -11,7 +11,6 @@ import { findDuplicates, insertCompany, type DuplicateProbe } from "./queries.ts
 import { Company, CreateCompanyBody, DuplicateCheckBody, DuplicateCheckResult } from "./schema.ts";
 
 /** Errors API.md lists for operations 2 to 12 that these operations never raise. */
-const listedErrors = [TenantCreateRejected, EntitlementMissing, TenantNotFound, WebhookDuplicate];
 
 /** Creates a company contact; a retry with the same requestId replays the first answer. */
 export const createCompany = operation({
@@ -28,7 +27,6 @@ export const createCompany = operation({
   response: Company,
   status: 201,
   errors: [RequestIdReused],
-  listedErrors,
   responseHeaders: {
     "Idempotent-Replayed": { description: "`true` when this answer replays an earlier creation with the same requestId (nothing new was written); absent otherwise." },
   },
@@ -86,7 +84,6 @@ export const duplicateCheck = operation({
   ].join("\n\n"),
   body: DuplicateCheckBody,
   response: DuplicateCheckResult,
-  listedErrors,
   hints: { idempotent: true },
   run: ({ db, principal, body }) => findDuplicates(db, principal.workspaceId, probeOf(body)),
 });

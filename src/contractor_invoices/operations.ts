@@ -1,6 +1,6 @@
 /** The contractor-invoices group's operations. */
 import { Type } from "@sinclair/typebox";
-import { EntitlementMissing, MoneyBusy, TenantCreateRejected, TenantNotFound, WebhookDuplicate } from "../core/errors.ts";
+import { MoneyBusy } from "../core/errors.ts";
 import { operation, Id } from "../core/operation.ts";
 import { recordActivity } from "../core/activity.ts";
 import { PaymentAlreadyCorrected, PaymentNotFound } from "./errors.ts";
@@ -49,7 +49,6 @@ ${moneyRules}`.trim(),
   body: CorrectPaymentBody,
   response: ContractorInvoice,
   errors: [PaymentNotFound, PaymentAlreadyCorrected, MoneyBusy],
-  listedErrors: [TenantCreateRejected, EntitlementMissing, TenantNotFound, WebhookDuplicate],
   hints: { destructive: false, idempotent: false },
   run: ({ db, principal, params, body }) =>
     db.begin(async (tx) => {

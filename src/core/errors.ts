@@ -127,3 +127,18 @@ export class NotImplemented extends TaggedError("NotImplemented", 501, { operati
 export class RequestIdReused extends TaggedError("RequestIdReused", 422, { requestId: S }, "This requestId was already used with a different body. Nothing was written. Use a new requestId for a new request.") {}
 /** 409: expectedRevision is not the current revision. */
 export class RevisionConflict extends TaggedError("RevisionConflict", 409, { expectedRevision: Type.Integer(), currentRevision: Type.Integer() }) {}
+
+/** API.md's error table, which it declares on operation 1 (handovers.forTenancy). */
+export const apiErrorTable: ErrorClass[] = [
+  TenantCreateRejected, ConfigMissing, IntegrationRejected, AuthRejected, RegistrationRejected, UnknownIntegration,
+  WebhookUnroutable, RateUnavailable, Unauthenticated, WebhookRejected, ApiKeyRejected, TenantSuspended,
+  EntitlementMissing, NotAMember, ScopeUnknown, ScopeMissing, TenantMismatch, WorkspaceOwnerRequired,
+  WorkspaceRoleRequired, TenantNotFound, ModuleRequestNotFound, HandoverNotFound, WebhookDuplicate,
+  RegistrationConflict, MoneyBusy, RateLimited, IntegrationUnavailable,
+];
+
+/** The error bodies API.md lists, in its order, for operations 2 to 12 (the default of every operation). */
+export const apiListedErrors: ErrorClass[] = [
+  TenantCreateRejected, Unauthenticated, TenantSuspended, EntitlementMissing, TenantNotFound, WebhookDuplicate,
+  RateLimited, IntegrationUnavailable,
+];

@@ -3,7 +3,7 @@ import type { TSchema, TObject } from "@sinclair/typebox";
 import {
   ApiKeyRejected, EntitlementMissing, IntegrationUnavailable, InternalError, PayloadTooLarge, RateLimited,
   RequestInvalid, ScopeMissing, TenantMismatch, TenantSuspended, Unauthenticated, UnsupportedMediaType,
-  WorkspaceOwnerRequired, type ErrorClass,
+  WorkspaceOwnerRequired, apiListedErrors, type ErrorClass,
 } from "./errors.ts";
 import { moduleFor, scopeFor } from "./groups.ts";
 import type { Operation } from "./operation.ts";
@@ -54,7 +54,9 @@ function operationObject(op: Operation) {
       });
     }
   }
-  const errors = [...sharedErrors(op), ...(op.errors ?? []), ...(op.listedErrors ?? [])];
+  const raised = [...sharedErrors(op), ...(op.errors ?? [])];
+  const raisedTags = new Set(raised.map((e) => e.tag));
+  const errors = [...raised, ...(op.listedErrors ?? apiListedErrors)];
   const byStatus = new Map<number, ErrorClass[]>();
   for (const e of errors) {
     const list = byStatus.get(e.status) ?? [];
@@ -71,7 +73,9 @@ function operationObject(op: Operation) {
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const schemas = list.map((e) => jsonSchema(e.schema));
     responses[String(status)] = {
-      description: `${statusText[status] ?? "Error"}: ${list.map((e) => `\`${e.tag}\`${e.description ? ` (${e.description})` : ""}`).join(", ")}.`,
+      description: `${statusText[status] ?? "Error"}: ${list
+        .map((e) => `\`${e.tag}\`${raisedTags.has(e.tag) ? (e.description ? ` (${e.description})` : "") : " (listed by the interface description; this service does not raise it here)"}`)
+        .join(", ")}.`,
       headers: status === 429 ? { ...rateLimitHeaders, "Retry-After": { description: "Seconds to wait; equals retryAfterSeconds.", schema: { type: "integer" } } } : rateLimitHeaders,
       content: { "application/json": { schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas } } },
     };

@@ -69,7 +69,7 @@ export interface OperationSpec<P extends TObject, Q extends TObject, B extends T
   status?: number;
   /** The errors this operation itself raises (the shared refusals are added for every operation). */
   errors?: ErrorClass[];
-  /** Errors API.md lists for the operation although this service never raises them. */
+  /** Errors API.md lists for the operation, documented whether or not raised (default: its list for operations 2 to 12). */
   listedErrors?: ErrorClass[];
   /** Only for keys created by the workspace owner (CONTRACT.md §2, check 8). */
   ownerOnly?: boolean;

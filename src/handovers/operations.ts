@@ -1,7 +1,6 @@
 /** The handovers group's operations. */
 import { Type } from "@sinclair/typebox";
-import * as errors from "../core/errors.ts";
-import { HandoverNotFound, type ErrorClass } from "../core/errors.ts";
+import { HandoverNotFound, apiErrorTable } from "../core/errors.ts";
 import { operation, Id } from "../core/operation.ts";
 import { tenancyFacts } from "./queries.ts";
 import { handoverRow } from "./row.ts";
@@ -50,16 +49,6 @@ done/cancelled. The key items are computed from the key sets even when \`keys\` 
 
 An unknown tenancy and another workspace's tenancy both answer 404 \`HandoverNotFound\`.`.trim();
 
-/** API.md's error table, which it declares on this operation (most are never raised here). */
-const apiErrors: ErrorClass[] = [
-  errors.TenantCreateRejected, errors.ConfigMissing, errors.IntegrationRejected, errors.AuthRejected, errors.RegistrationRejected,
-  errors.UnknownIntegration, errors.WebhookUnroutable, errors.RateUnavailable, errors.Unauthenticated, errors.WebhookRejected,
-  errors.ApiKeyRejected, errors.TenantSuspended, errors.EntitlementMissing, errors.NotAMember, errors.ScopeUnknown,
-  errors.ScopeMissing, errors.TenantMismatch, errors.WorkspaceOwnerRequired, errors.WorkspaceRoleRequired, errors.TenantNotFound,
-  errors.ModuleRequestNotFound, errors.WebhookDuplicate, errors.RegistrationConflict, errors.MoneyBusy, errors.RateLimited,
-  errors.IntegrationUnavailable,
-];
-
 /** A tenancy's move-in and move-out handovers with visits, keys and outstanding items. */
 export const forTenancy = operation({
   id: "handovers.forTenancy", group: "handovers", method: "GET", path: "/handovers/tenancies/:tenancyId",
@@ -68,7 +57,7 @@ export const forTenancy = operation({
   params: Type.Object({ tenancyId: Id }, { additionalProperties: false }),
   response: HandoverRow,
   errors: [HandoverNotFound],
-  listedErrors: apiErrors,
+  listedErrors: apiErrorTable,
   run: async ({ db, principal, params }) => {
     const facts = await tenancyFacts(db, principal.workspaceId, params.tenancyId);
     if (!facts) throw new HandoverNotFound({ tenancyId: params.tenancyId });

@@ -1,9 +1,5 @@
 /** The keys group's operations. */
 import { Type } from "@sinclair/typebox";
-import {
-  EntitlementMissing, IntegrationUnavailable, RateLimited, TenantCreateRejected, TenantNotFound, TenantSuspended,
-  Unauthenticated, WebhookDuplicate,
-} from "../core/errors.ts";
 import { operation, Id } from "../core/operation.ts";
 import { KeySetNotFound } from "./errors.ts";
 import { keySetReports } from "./queries.ts";
@@ -21,7 +17,6 @@ export const setReports = operation({
   params: Type.Object({ id: Id }, { additionalProperties: false }),
   response: KeySetReports,
   errors: [KeySetNotFound],
-  listedErrors: [TenantCreateRejected, Unauthenticated, TenantSuspended, EntitlementMissing, TenantNotFound, WebhookDuplicate, RateLimited, IntegrationUnavailable],
   run: async ({ db, principal, params }) => {
     const reports = await keySetReports(db, principal.workspaceId, params.id);
     if (!reports) throw new KeySetNotFound({ keySetId: params.id });

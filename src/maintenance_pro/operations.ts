@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import { ulid } from "ulid";
-import { RevisionConflict, TenantCreateRejected, TenantNotFound, WebhookDuplicate } from "../core/errors.ts";
+import { RevisionConflict } from "../core/errors.ts";
 import { operation, Id } from "../core/operation.ts";
 import { recordActivity } from "../core/activity.ts";
 import { queues } from "../core/jobs.ts";
@@ -13,7 +13,6 @@ import { hazardSettingsRow, lockHazardSettings, lockInviteTarget, recordInvitati
 import { HazardSettings, HazardSettingsUpdate, LandlordPortalAccess, hazardPolicyVersion } from "./schema.ts";
 
 /** Errors API.md lists for operations 2 to 12 that these operations never raise. */
-const listedErrors = [TenantCreateRejected, TenantNotFound, WebhookDuplicate];
 
 const hazardRules = `The hazard clocks follow Awaab's Law (policyVersion \`${hazardPolicyVersion}\`). For social landlords it applies from 27 October 2025: emergency hazards are made safe within 24 hours, and significant hazards are investigated within 10 working days. For the private rented sector no commencement date is set yet, so \`prsInForceFrom\` is \`null\`; it will carry the date once one is set in law.`;
 
@@ -34,7 +33,6 @@ export const updateHazardSettings = operation({
   body: HazardSettingsUpdate,
   response: HazardSettings,
   errors: [RevisionConflict],
-  listedErrors,
   run: ({ db, principal, body }) =>
     db.begin(async (tx) => {
       const current = await lockHazardSettings(tx, principal.workspaceId);
@@ -58,7 +56,6 @@ export const hazardSettings = operation({
   summary: "The workspace's hazard settings.",
   description: `The regime of the hazard clocks and its revision. A workspace starts at \`{regime: "private", revision: 0}\`.\n\n${hazardRules}`,
   response: HazardSettings,
-  listedErrors,
   run: async ({ db, principal }) => settingsOf(await hazardSettingsRow(db, principal.workspaceId)),
 });
 
@@ -77,7 +74,6 @@ export const inviteLandlord = operation({
   params: Type.Object({ contactId: Id }, { additionalProperties: false }),
   response: LandlordPortalAccess,
   errors: [ContactNotFound, InviteBlocked, PortalAccessActive],
-  listedErrors,
   run: async ({ app, principal, params }) => {
     const { workspaceId } = principal;
     const { contactId } = params;
