@@ -31,56 +31,12 @@ export interface TenancyFacts {
   otherActiveTenancyIds: string[];
 }
 
-function handover(db: Db, direction: Direction) {
-  return db`(
-    select json_build_object(
-      'id', h.id, 'direction', h.direction, 'status', h.status, 'dueOn', ymd(h.due_on),
-      'completedAt', iso(h.completed_at),
-      'meterReadings', coalesce((
-        select json_agg(json_build_object('meter', r.meter, 'reading', r.reading, 'readOn', ymd(r.read_on)) order by r.meter)
-        from handover_meter_readings r
-        where r.workspace_id = h.workspace_id and r.handover_id = h.id), '[]'),
-      'forwardingAddress', h.forwarding_address,
-      'noticeEvidenceDocumentId', h.notice_evidence_document_id)
-    from handovers h
-    where h.workspace_id = t.workspace_id and h.tenancy_id = t.id and h.direction = ${direction})`;
-}
-
-function inspection(db: Db, kind: "check_in" | "check_out") {
-  // Why this order: the latest non-cancelled inspection wins, else the latest cancelled one;
-  // "latest" is by dueOn (an undated inspection counts as the oldest), then by id.
-  return db`(
-    select json_build_object(
-      'id', i.id, 'reference', i.reference, 'status', i.status, 'outcome', i.outcome,
-      'dueOn', ymd(i.due_on), 'bookedFor', iso(i.booked_for), 'completedAt', iso(i.completed_at),
-      'findingCount', (
-        select count(*) from inspection_findings f
-        where f.workspace_id = i.workspace_id and f.inspection_id = i.id),
-      'followUps', coalesce((
-        select json_agg(json_build_object(
-          'findingId', f.id, 'area', f.area, 'item', f.item,
-          'repair', case when r.id is null then null
-                         else json_build_object('id', r.id, 'reference', r.reference, 'status', r.status) end,
-          'task', case when k.id is null then null
-                       else json_build_object('id', k.id, 'title', k.title, 'status', k.status, 'dueOn', ymd(k.due_on)) end)
-          order by f.area collate "C", f.item collate "C" nulls first, f.id collate "C")
-        from inspection_findings f
-        left join repairs r on r.workspace_id = f.workspace_id and r.id = f.repair_id
-        left join tasks k on k.workspace_id = f.workspace_id and k.id = f.task_id
-        where f.workspace_id = i.workspace_id and f.inspection_id = i.id
-          and (f.repair_id is not null or f.task_id is not null)), '[]'))
-    from inspections i
-    where i.workspace_id = t.workspace_id and i.tenancy_id = t.id and i.kind = ${kind}
-    order by i.status = 'cancelled', i.due_on desc nulls last, i.id collate "C" desc
-    limit 1)`;
-}
-
 /**
  * The facts of a tenancy's handover row, or undefined when the tenancy is not in this workspace.
  * One statement whatever the number of inspections, findings and key sets.
  */
 export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: string): Promise<TenancyFacts | undefined> {
-  const [row] = await db<{ facts: TenancyFacts }[]>`
+  const [row] = await db<{ facts: RawFacts }[]>`
     select json_build_object(
       'tenancyId', t.id, 'tenancyStatus', t.status,
       'startsOn', ymd(t.starts_on), 'endsOn', ymd(t.ends_on), 'noticeGivenOn', ymd(t.notice_given_on),
@@ -95,10 +51,46 @@ export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: strin
         select json_agg(m.meter order by m.meter)
         from unit_meters m
         where m.workspace_id = t.workspace_id and m.unit_id = t.unit_id), '[]'),
-      'moveIn', ${handover(db, "move_in")},
-      'moveOut', ${handover(db, "move_out")},
-      'checkIn', ${inspection(db, "check_in")},
-      'checkOut', ${inspection(db, "check_out")},
+      -- both handover records in one scan, keyed by direction
+      'handovers', coalesce((
+        select json_object_agg(h.direction, json_build_object(
+          'id', h.id, 'direction', h.direction, 'status', h.status, 'dueOn', ymd(h.due_on),
+          'completedAt', iso(h.completed_at),
+          'meterReadings', coalesce((
+            select json_agg(json_build_object('meter', r.meter, 'reading', r.reading, 'readOn', ymd(r.read_on)) order by r.meter)
+            from handover_meter_readings r
+            where r.workspace_id = h.workspace_id and r.handover_id = h.id), '[]'),
+          'forwardingAddress', h.forwarding_address,
+          'noticeEvidenceDocumentId', h.notice_evidence_document_id))
+        from handovers h
+        where h.workspace_id = t.workspace_id and h.tenancy_id = t.id), '{}'),
+      -- Why this order: per kind, the latest non-cancelled inspection wins, else the latest cancelled one;
+      -- "latest" is by dueOn (an undated inspection counts as the oldest), then by id. Both kinds in one scan;
+      -- findings are read once for each of the (at most two) visits shown.
+      'visits', coalesce((
+        select json_object_agg(i.kind, json_build_object(
+          'id', i.id, 'reference', i.reference, 'status', i.status, 'outcome', i.outcome,
+          'dueOn', ymd(i.due_on), 'bookedFor', iso(i.booked_for), 'completedAt', iso(i.completed_at),
+          'findingCount', f.finding_count, 'followUps', f.follow_ups))
+        from (
+          select distinct on (i.kind) i.*
+          from inspections i
+          where i.workspace_id = t.workspace_id and i.tenancy_id = t.id
+          order by i.kind, i.status = 'cancelled', i.due_on desc nulls last, i.id collate "C" desc
+        ) i
+        cross join lateral (
+          select count(*) as finding_count, coalesce(json_agg(json_build_object(
+              'findingId', f.id, 'area', f.area, 'item', f.item,
+              'repair', case when r.id is null then null
+                             else json_build_object('id', r.id, 'reference', r.reference, 'status', r.status) end,
+              'task', case when k.id is null then null
+                           else json_build_object('id', k.id, 'title', k.title, 'status', k.status, 'dueOn', ymd(k.due_on)) end)
+              order by f.area collate "C", f.item collate "C" nulls first, f.id collate "C")
+            filter (where f.repair_id is not null or f.task_id is not null), '[]') as follow_ups
+          from inspection_findings f
+          left join repairs r on r.workspace_id = f.workspace_id and r.id = f.repair_id
+          left join tasks k on k.workspace_id = f.workspace_id and k.id = f.task_id
+          where f.workspace_id = i.workspace_id and f.inspection_id = i.id) f), '{}'),
       'keySets', coalesce((
         select json_agg(json_build_object(
           'id', k.id, 'reference', k.reference, 'label', k.label, 'unitId', k.unit_id, 'status', k.status,
@@ -116,5 +108,19 @@ export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: strin
     from tenancies t
     join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id
     where t.workspace_id = ${workspaceId} and t.id = ${tenancyId}`;
-  return row?.facts;
+  if (!row) return undefined;
+  const { handovers, visits, ...facts } = row.facts;
+  return {
+    ...facts,
+    moveIn: handovers.move_in ?? null,
+    moveOut: handovers.move_out ?? null,
+    checkIn: visits.check_in ?? null,
+    checkOut: visits.check_out ?? null,
+  };
 }
+
+/** The facts as the statement returns them: handovers by direction, visits by kind. */
+type RawFacts = Omit<TenancyFacts, "moveIn" | "moveOut" | "checkIn" | "checkOut"> & {
+  handovers: Partial<Record<Direction, Handover>>;
+  visits: Partial<Record<"check_in" | "check_out", InspectionFacts>>;
+};
