@@ -144,16 +144,27 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     const status = reply.status ?? op.status ?? 200;
     Object.assign(headers, reply.headers);
     if (reply.body instanceof RawJson) {
-      return { status, body: JSON.parse(reply.body.text), bodyText: reply.body.text, headers, keyId, workspaceId };
+      // Text built elsewhere (the database, the idempotency ledger) goes out as it is; it is parsed only
+      // when something reads `body` (MCP's structuredContent, the response check).
+      const text = reply.body.text;
+      let parsed: unknown;
+      const outcome = { status, bodyText: text, headers, keyId, workspaceId } as Outcome;
+      Object.defineProperty(outcome, "body", { enumerable: true, get: () => (parsed ??= JSON.parse(text)) });
+      if (app.config.checkResponses && status === (op.status ?? 200)) checkResponse(op, outcome.body);
+      return outcome;
     }
-    if (app.config.checkResponses && status === (op.status ?? 200) && !Value.Check(op.response, reply.body)) {
-      const first = [...Value.Errors(op.response, reply.body)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
-      throw new Error(`response of ${op.id} breaks its schema: ${first.join("; ")}`);
-    }
+    if (app.config.checkResponses && status === (op.status ?? 200)) checkResponse(op, reply.body);
     return { status, body: reply.body, bodyText: JSON.stringify(reply.body), headers, keyId, workspaceId };
   } catch (error) {
     return { ...renderError(app, error, call.requestId, op.id), headers: { ...headers, ...(error instanceof AppError ? error.headers : {}) }, keyId, workspaceId };
   }
+}
+
+/** Refuses an answer that breaks the operation's declared response schema (on when CHECK_RESPONSES is set). */
+function checkResponse(op: Operation, body: unknown): void {
+  if (Value.Check(op.response, body)) return;
+  const first = [...Value.Errors(op.response, body)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
+  throw new Error(`response of ${op.id} breaks its schema: ${first.join("; ")}`);
 }
 
 /** Renders any thrown value as a tagged error answer; unexpected faults are logged with their stack. */
