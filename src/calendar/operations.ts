@@ -1,6 +1,6 @@
 /** The calendar group's operations. */
 import { Type } from "@sinclair/typebox";
-import { operation, RawJson, Reply } from "../core/operation.ts";
+import { operation, Reply } from "../core/operation.ts";
 import { decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
 import { agendaPage } from "./queries.ts";
 import { AgendaQuery, CalendarEvent } from "./schema.ts";
@@ -51,15 +51,14 @@ export const agenda = operation({
       take: limit + 1,
     });
     const page = rows.slice(0, limit);
-    // The events arrive as JSON text in response shape: joined, never parsed and serialised again.
-    const events = new RawJson(`[${page.map((r) => r.json).join(",")}]`);
-    if (rows.length <= limit) return new Reply<(typeof CalendarEvent.static)[]>(events);
+    const events = page.map(({ cursorAt: _, ...event }) => event);
+    if (rows.length <= limit) return events;
     const last = page[page.length - 1]!;
     const link = nextLink(url, encodeCursor([last.cursorAt, last.id]), {
       from: new Date(window.from).toISOString(),
       to: new Date(window.to).toISOString(),
     });
-    return new Reply<(typeof CalendarEvent.static)[]>(events, undefined, { link });
+    return new Reply(events, undefined, { link });
   },
 });
 

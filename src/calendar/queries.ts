@@ -1,12 +1,10 @@
 /** The SQL of the calendar group. */
+import type { Static } from "@sinclair/typebox";
 import type { Db } from "../core/db.ts";
+import type { CalendarEvent } from "./schema.ts";
 
-/** A calendar event as response JSON text (built by the database), with its position in the agenda's order. */
-export interface AgendaRow {
-  json: string;
-  id: string;
-  cursorAt: string;
-}
+/** A calendar event in response shape, with its position in the agenda's order. */
+export type AgendaRow = Static<typeof CalendarEvent> & { cursorAt: string };
 
 /** What one agenda page asks for. */
 export interface AgendaPageQuery {
@@ -58,21 +56,18 @@ export async function agendaPage(db: Db, q: AgendaPageQuery): Promise<AgendaRow[
          ${filters()}
        order by e.starts_at, e.id limit ${q.take})
     )
-    select json_build_object(
-             'id', e.id, 'title', e.title, 'kind', e.kind, 'subjectKind', e.subject_kind, 'subjectId', e.subject_id,
-             'startsAt', iso(e.starts_at), 'endsAt', iso(e.ends_at), 'location', e.location, 'status', e.status,
-             'createdByUserId', e.created_by_user_id, 'propertyId', e.property_id, 'propertyLabel', p.label,
-             'staffId', e.staff_user_id, 'staffUserId', e.staff_user_id, 'staffName', u.name,
-             'contactId', e.contact_id, 'contactName', c.name, 'notes', e.notes, 'revision', e.revision,
-             'outcome', e.outcome, 'outcomeNote', e.outcome_note, 'outcomeRecordedAt', iso(e.outcome_recorded_at),
-             'feedback', case when e.feedback is null then null else json_build_object(
-               'interest', e.feedback ->> 'interest',
-               'themes', case when jsonb_typeof(e.feedback -> 'themes') = 'array' then e.feedback -> 'themes' else '[]'::jsonb end,
-               'nextAction', e.feedback ->> 'nextAction',
-               'note', e.feedback ->> 'note') end,
-             'followUpTaskId', e.follow_up_task_id, 'cancelReason', e.cancel_reason, 'cancelledAt', iso(e.cancelled_at),
-             'createdAt', iso(e.created_at), 'updatedAt', iso(e.updated_at))::text as json,
-           e.id, e.starts_at::text as cursor_at
+    select e.id, e.title, e.kind, e.subject_kind, e.subject_id, iso(e.starts_at) as starts_at, iso(e.ends_at) as ends_at,
+           e.location, e.status, e.created_by_user_id, e.property_id, p.label as property_label,
+           e.staff_user_id as staff_id, e.staff_user_id, u.name as staff_name, e.contact_id, c.name as contact_name,
+           e.notes, e.revision, e.outcome, e.outcome_note, iso(e.outcome_recorded_at) as outcome_recorded_at,
+           case when e.feedback is null then null else json_build_object(
+             'interest', e.feedback ->> 'interest',
+             'themes', case when jsonb_typeof(e.feedback -> 'themes') = 'array' then e.feedback -> 'themes' else '[]'::jsonb end,
+             'nextAction', e.feedback ->> 'nextAction',
+             'note', e.feedback ->> 'note') end as feedback,
+           e.follow_up_task_id, e.cancel_reason, iso(e.cancelled_at) as cancelled_at,
+           iso(e.created_at) as created_at, iso(e.updated_at) as updated_at,
+           e.starts_at::text as cursor_at
     from page e
     left join properties p on p.workspace_id = e.workspace_id and p.id = e.property_id
     left join users u on u.workspace_id = e.workspace_id and u.id = e.staff_user_id
