@@ -47,7 +47,7 @@ if (dev) {
       `    ${demo.key}`,
       "",
       "  Try it:",
-      `    curl -s -H 'x-api-key: ${demo.key}' ${base}/handovers/tenancies/ten-ashby-2b | jq`,
+      `    curl -s -H 'x-api-key: ${demo.key}' ${base}/handovers/tenancies/ten-ashby-2b`,
       `    open ${base}/docs for the API reference`,
       "",
     ].join("\n"),
