@@ -2,6 +2,7 @@
 import type { Static } from "@sinclair/typebox";
 import type { Db, Tx } from "../core/db.ts";
 import type { CompanyFields } from "./company_fields.ts";
+import type { ContactNorms } from "./normalise.ts";
 import type { Candidate, Company } from "./schema.ts";
 
 type Sql = Db | Tx;
@@ -54,16 +55,8 @@ export async function companyById(db: Sql, workspaceId: string, id: string): Pro
   return row?.company;
 }
 
-/** The normalised values a duplicate check looks for; null means not sent. */
-export interface DuplicateProbe {
-  kind: "person" | "company" | null;
-  nameNorm: string | null;
-  emailNorm: string | null;
-  emailCanon: string | null;
-  mobileNorm: string | null;
-  postcodeNorm: string | null;
-  registrationNorm: string | null;
-}
+/** The normalised values a duplicate check looks for (the columns stored with a contact); null means not sent. */
+export type DuplicateProbe = ContactNorms & { kind: "person" | "company" | null };
 
 /** The candidates of a duplicate check: at most `limit`, ordered, with the count of all matches. */
 export async function findDuplicates(db: Sql, workspaceId: string, p: DuplicateProbe, limit = 20) {

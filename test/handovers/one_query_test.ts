@@ -2,8 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { ulid } from "ulid";
 import { harness } from "../support/harness.ts";
+import { countingClient } from "../support/statements.ts";
 import { buildApp } from "../../src/app.ts";
-import { connect } from "../../src/core/db.ts";
 import { tenancyFacts } from "../../src/handovers/queries.ts";
 import { Seed } from "./fixtures.ts";
 
@@ -11,17 +11,6 @@ const h = await harness();
 const ws = await h.workspace();
 const seed = new Seed(h.database.db, ws.id);
 
-/**
- * A client of the test database that records every statement it sends (postgres.js calls `debug` once per
- * execution). Its one connection is opened first, so the client's own type lookup on connecting is not counted.
- */
-async function countingClient() {
-  const db = connect(h.database.url, { max: 1 });
-  await db`select 1`;
-  const statements: string[] = [];
-  (db.options as { debug: unknown }).debug = (_connection: number, query: string) => statements.push(query);
-  return { db, statements };
-}
 
 /** A tenancy with 500 key sets on its unit and 200 findings over its check-in and check-out. */
 async function bigTenancy() {
@@ -52,7 +41,7 @@ async function bigTenancy() {
 describe("one round trip", () => {
   test("the facts of a tenancy with 500 key sets and 200 findings come from one statement", async () => {
     const tenancyId = await bigTenancy();
-    const { db, statements } = await countingClient();
+    const { db, statements } = await countingClient(h.database.url);
     try {
       const facts = await tenancyFacts(db, ws.id, tenancyId);
       expect(statements).toHaveLength(1);
@@ -66,7 +55,7 @@ describe("one round trip", () => {
 
   test("a request costs exactly two statements: the key check and the row", async () => {
     const tenancyId = await bigTenancy();
-    const { db, statements } = await countingClient();
+    const { db, statements } = await countingClient(h.database.url);
     const app = buildApp({ ...h.ctx, db });
     const call = () => app.handle(new Request(`http://localhost/handovers/tenancies/${tenancyId}`, { headers: { "x-api-key": ws.key } }));
     try {
@@ -74,8 +63,8 @@ describe("one round trip", () => {
       const body: any = await first.json();
       expect(first.status).toBe(200);
       expect(statements).toHaveLength(2);
-      expect(statements[0]).toContain("api_keys");
-      expect(statements[1]).toContain("key_sets");
+      expect(statements[0]!.query).toContain("api_keys");
+      expect(statements[1]!.query).toContain("key_sets");
       expect([body.keys.held.length, body.keys.ambiguous.length, body.keys.available.length]).toEqual([84, 83, 167]);
       expect(body.followUps).toHaveLength(100);
 

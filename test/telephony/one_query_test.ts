@@ -1,8 +1,8 @@
 /** A page of SMS threads is one statement, read from indexes, whatever the filters. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
+import { countingClient, plannedScans } from "../support/statements.ts";
 import { buildApp } from "../../src/app.ts";
-import { connect } from "../../src/core/db.ts";
 import { insertContact, insertThread } from "./fixtures.ts";
 
 const h = await harness();
@@ -15,39 +15,17 @@ for (let i = 0; i < 30; i++) {
   });
 }
 
-/** A client that records every statement it sends with its parameters (its connection is opened first). */
-async function countingClient() {
-  const db = connect(h.database.url, { max: 1 });
-  await db`select 1`;
-  const statements: { query: string; parameters: unknown[] }[] = [];
-  (db.options as { debug: unknown }).debug = (_connection: number, query: string, parameters: unknown[]) => statements.push({ query, parameters });
-  return { db, statements };
-}
 
-/** The scans Postgres plans for a statement when it may not read a table from end to end. */
-async function scans(query: string, parameters: unknown[]): Promise<string[]> {
-  return h.database.db.begin(async (tx) => {
-    await tx`set local enable_seqscan = off`;
-    const [row] = await tx.unsafe(`explain (format json) ${query}`, parameters as any[]);
-    const found: string[] = [];
-    const walk = (node: any) => {
-      if (/Scan/.test(node["Node Type"]) && node["Relation Name"]) found.push(`${node["Node Type"]} on ${node["Relation Name"]}`);
-      for (const child of node.Plans ?? []) walk(child);
-    };
-    walk(Object.values(row as object)[0][0].Plan);
-    return found;
-  }) as Promise<string[]>;
-}
 
 async function measured(url: string) {
-  const { db, statements } = await countingClient();
+  const { db, statements } = await countingClient(h.database.url);
   const app = buildApp({ ...h.ctx, db });
   try {
     const res = await app.handle(new Request(url, { headers: { "x-api-key": ws.key } }));
     expect(res.status).toBe(200);
     expect(statements).toHaveLength(2);
     expect(statements[1]!.query).toContain("sms_threads");
-    return { link: res.headers.get("link"), scans: await scans(statements[1]!.query, statements[1]!.parameters) };
+    return { link: res.headers.get("link"), scans: await plannedScans(h.database.db, statements[1]!.query, statements[1]!.parameters) };
   } finally {
     await db.end();
   }
