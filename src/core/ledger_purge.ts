@@ -1,7 +1,7 @@
 /** The daily job that forgets requestId ledger entries older than 30 days (CONTRACT.md §4.3). */
-import { purgeLedger } from "../core/idempotency.ts";
-import { queues } from "../core/jobs.ts";
-import type { AppContext } from "../core/operation.ts";
+import { purgeLedger } from "./idempotency.ts";
+import { queues } from "./jobs.ts";
+import type { AppContext } from "./operation.ts";
 
 /** When the purge runs: 03:17 every day, Europe/London. */
 export const ledgerPurgeCron = "17 3 * * *";

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { queues } from "../../src/core/jobs.ts";
 import { purgeLedger } from "../../src/core/idempotency.ts";
-import { ledgerPurgeCron, startLedgerPurge } from "../../src/contacts/ledger_purge.ts";
+import { ledgerPurgeCron, startLedgerPurge } from "../../src/core/ledger_purge.ts";
 import { workerStarters } from "../../src/workers.ts";
 
 const h = await harness();
