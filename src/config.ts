@@ -1,4 +1,5 @@
 /** Environment → one typed, frozen configuration; a bad value stops start-up with a clear line. */
+import { availableParallelism } from "node:os";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -11,7 +12,7 @@ export interface Config {
   /** Where the embedded Postgres, the email outbox and benchmark output live. */
   dataDir: string;
   logLevel: LogLevel;
-  /** Connections in the request pool. */
+  /** Connections in the request pool (default: twice the CPU cores, at least 4). */
   dbPoolMax: number;
   /** Base address of the landlord portal, used in invitation links. */
   portalBaseUrl: string;
@@ -78,7 +79,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: int(env, "PORT", 3000, 0, 65535),
     dataDir: env.DATA_DIR || "./.data",
     logLevel,
-    dbPoolMax: int(env, "DB_POOL_MAX", 10, 1, 200),
+    // Twice the cores, at least 4: measured on 2 cores, 4 connections served the handover at 1,430–1,720
+    // requests a second, 10 at 1,270 and 20 at 1,120 (Postgres and the service share the cores).
+    dbPoolMax: int(env, "DB_POOL_MAX", Math.max(4, 2 * availableParallelism()), 1, 200),
     portalBaseUrl: url(env, "PORTAL_BASE_URL", "http://localhost:3000/portal")!.replace(/\/+$/, ""),
     smtpUrl: url(env, "SMTP_URL"),
     emailFrom: env.EMAIL_FROM || "Lettings Service <no-reply@lettings.invalid>",

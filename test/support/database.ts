@@ -67,7 +67,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await admin.end();
   }
   const url = withDatabase(server, name);
-  const db = connect(url, { max: 20 });
+  const db = connect(url, { max: Number(process.env.TEST_POOL_MAX ?? 20) });
   return {
     db,
     url,
