@@ -17,7 +17,6 @@ import { createWorkspace } from "../src/core/workspaces.ts";
 import { createApiKey } from "../src/core/api_keys.ts";
 import { contactNorms } from "../src/contacts/normalise.ts";
 import { findDuplicates, type DuplicateProbe } from "../src/contacts/queries.ts";
-import { canonicalEmail, normaliseEmail, normaliseMobile, normaliseName, normalisePostcode, normaliseRegistrationNumber } from "../src/contacts/normalise.ts";
 
 const contactCount = Number(process.env.CONTACTS ?? 100_000);
 const probeCount = Number(process.env.PROBES ?? 1000);
@@ -124,15 +123,7 @@ function probeBody(pool: Seeded[]): { label: string; body: Record<string, string
 }
 
 function probeOf(body: Record<string, string>): DuplicateProbe {
-  return {
-    kind: (body.kind as DuplicateProbe["kind"]) ?? null,
-    nameNorm: normaliseName(body.name),
-    emailNorm: normaliseEmail(body.email),
-    emailCanon: canonicalEmail(body.email),
-    mobileNorm: normaliseMobile(body.mobile),
-    postcodeNorm: normalisePostcode(body.addressPostcode),
-    registrationNorm: normaliseRegistrationNumber(body.registrationNumber),
-  };
+  return { kind: (body.kind as DuplicateProbe["kind"]) ?? null, ...contactNorms(body) };
 }
 
 function stats(ms: number[]) {

@@ -6,7 +6,7 @@ import { RequestIdReused, RequestInvalid } from "../core/errors.ts";
 import { idempotent } from "../core/idempotency.ts";
 import { operation, RawJson, Reply } from "../core/operation.ts";
 import { companyFields } from "./company_fields.ts";
-import { canonicalEmail, normaliseEmail, normaliseMobile, normaliseName, normalisePostcode, normaliseRegistrationNumber } from "./normalise.ts";
+import { contactNorms } from "./normalise.ts";
 import { findDuplicates, insertCompany, type DuplicateProbe } from "./queries.ts";
 import { Company, CreateCompanyBody, DuplicateCheckBody, DuplicateCheckResult } from "./schema.ts";
 
@@ -61,15 +61,7 @@ function probeOf(body: typeof DuplicateCheckBody.static): DuplicateProbe {
       issues: [{ path: "/body", message: "At least one of name, email, mobile or registrationNumber must hold a value." }],
     });
   }
-  return {
-    kind: body.kind ?? null,
-    nameNorm: normaliseName(body.name),
-    emailNorm: normaliseEmail(body.email),
-    emailCanon: canonicalEmail(body.email),
-    mobileNorm: normaliseMobile(body.mobile),
-    postcodeNorm: normalisePostcode(body.addressPostcode),
-    registrationNorm: normaliseRegistrationNumber(body.registrationNumber),
-  };
+  return { kind: body.kind ?? null, ...contactNorms(body) };
 }
 
 /** Lists existing contacts that may be the one described; writes nothing. */

@@ -181,6 +181,15 @@ function refuse(leases: TokenLeases, hex: string): KeyLookup {
   return { found: false };
 }
 
+/** The live key with this hash (not revoked, not expired), its capacity and its lease size (leaseSize in SQL). */
+function liveKey(db: Db, hash: Buffer) {
+  return db`
+    select id, workspace_id, scopes, created_by_user_id, budget_per_minute::float8 as capacity,
+           greatest(1, least(100, floor(budget_per_minute / 100.0)))::int as lease
+    from api_keys
+    where key_hash = ${hash} and revoked_at is null and expires_at > clock_timestamp()`;
+}
+
 /** The key, its workspace's facts, its modules and whether its creator owns the workspace now. */
 function keyFacts(db: Db) {
   return db`
@@ -194,11 +203,7 @@ function keyFacts(db: Db) {
 /** A live key, read only (while this process holds leased tokens of it). */
 async function readKey(db: Db, hash: Buffer): Promise<AuthRow | undefined> {
   const [row] = await db<AuthRow[]>`
-    with k as (
-      select id, workspace_id, scopes, created_by_user_id, budget_per_minute::float8 as capacity
-      from api_keys
-      where key_hash = ${hash} and revoked_at is null and expires_at > clock_timestamp()
-    )
+    with k as (${liveKey(db, hash)})
     select ${keyFacts(db)}, null::float8 as tokens, null::int as granted
     from k join workspaces w on w.id = k.workspace_id`;
   return row;
@@ -210,12 +215,7 @@ async function leaseKey(db: Db, hash: Buffer): Promise<AuthRow | undefined> {
   // The bucket refills by elapsed × capacity / 60 up to capacity; `granted` whole tokens are taken (0 when
   // less than one is there), at most the lease size.
   const [row] = await db<AuthRow[]>`
-    with k as (
-      select id, workspace_id, scopes, created_by_user_id, budget_per_minute::float8 as capacity,
-             greatest(1, least(100, floor(budget_per_minute / 100.0)))::int as lease
-      from api_keys
-      where key_hash = ${hash} and revoked_at is null and expires_at > clock_timestamp()
-    ), c as (
+    with k as (${liveKey(db, hash)}), c as (
       select clock_timestamp() as at
     ), b as (
       update rate_buckets rb set

@@ -1,8 +1,7 @@
 /** An agenda page is one statement, read from indexes, whatever the window and filters. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
-import { countingClient, plannedScans } from "../support/statements.ts";
-import { buildApp } from "../../src/app.ts";
+import { measurePage } from "../support/statements.ts";
 import { insertEvent, insertStaff } from "./fixtures.ts";
 
 const h = await harness();
@@ -15,28 +14,13 @@ for (let i = 0; i < 30; i++) await insertEvent(h.database.db, ws.id, { startsAt:
 await insertEvent(h.database.db, ws.id, { startsAt: "2026-05-01T09:00:00Z", endsAt: "2026-06-01T09:00:00Z", staffUserId: staff });
 
 describe("one indexed statement per page", () => {
-  /** Sends a request through an app on the counting client; returns the answer and the page statement's scans. */
-  async function measured(url: string) {
-    const { db, statements } = await countingClient(h.database.url);
-    const app = buildApp({ ...h.ctx, db });
-    try {
-      const res = await app.handle(new Request(url, { headers: { "x-api-key": ws.key } }));
-      expect(res.status).toBe(200);
-      expect(statements).toHaveLength(2);
-      const page = statements[1]!;
-      expect(page.query).toContain("calendar_events");
-      return { link: res.headers.get("link"), scans: await plannedScans(h.database.db, page.query, page.parameters) };
-    } finally {
-      await db.end();
-    }
-  }
 
   test.each([
     ["the whole agenda", "?from=2026-05-10&to=2026-05-20&limit=5"],
     ["one member of staff's agenda", `?from=2026-05-10&to=2026-05-20&limit=5&staffId=${staff}`],
   ])("%s: a first and a following page cost one statement each after the key check, reading only indexes", async (_name, query) => {
-    const first = await measured(`http://localhost/calendar/agenda${query}`);
-    const next = await measured(/^<([^>]+)>/.exec(first.link!)![1]!);
+    const first = await measurePage(h, ws.key, `http://localhost/calendar/agenda${query}`, "calendar_events");
+    const next = await measurePage(h, ws.key, /^<([^>]+)>/.exec(first.link!)![1]!, "calendar_events");
     for (const page of [first, next]) {
       expect(page.scans.filter((s) => s.endsWith("on calendar_events"))).toHaveLength(2);
       expect(page.scans.filter((s) => s.startsWith("Seq Scan"))).toEqual([]);

@@ -1,5 +1,8 @@
 /** Watching what a request sends to Postgres: the statements, and the scans their plans use. */
 import { connect, type Db } from "../../src/core/db.ts";
+import { expect } from "bun:test";
+import { buildApp } from "../../src/app.ts";
+import type { Harness } from "./harness.ts";
 
 /** A one-connection client that records every statement it sends with its parameters (connected first). */
 export async function countingClient(url: string): Promise<{ db: Db; statements: { query: string; parameters: unknown[] }[] }> {
@@ -23,4 +26,23 @@ export async function plannedScans(db: Db, query: string, parameters: unknown[])
     walk(Object.values(row as object)[0][0].Plan);
     return found;
   }) as Promise<string[]>;
+}
+
+/**
+ * Sends a GET through an app on a counting client and checks it cost two statements (the key check and the page
+ * on `table`); returns the Link header and the scans the page's plan uses.
+ */
+export async function measurePage(h: Harness, key: string, url: string, table: string) {
+  const { db, statements } = await countingClient(h.database.url);
+  const app = buildApp({ ...h.ctx, db });
+  try {
+    const res = await app.handle(new Request(url, { headers: { "x-api-key": key } }));
+    expect(res.status).toBe(200);
+    expect(statements).toHaveLength(2);
+    const page = statements[1]!;
+    expect(page.query).toContain(table);
+    return { link: res.headers.get("link"), scans: await plannedScans(h.database.db, page.query, page.parameters) };
+  } finally {
+    await db.end();
+  }
 }

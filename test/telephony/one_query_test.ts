@@ -1,8 +1,7 @@
 /** A page of SMS threads is one statement, read from indexes, whatever the filters. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
-import { countingClient, plannedScans } from "../support/statements.ts";
-import { buildApp } from "../../src/app.ts";
+import { measurePage } from "../support/statements.ts";
 import { insertContact, insertThread } from "./fixtures.ts";
 
 const h = await harness();
@@ -17,28 +16,14 @@ for (let i = 0; i < 30; i++) {
 
 
 
-async function measured(url: string) {
-  const { db, statements } = await countingClient(h.database.url);
-  const app = buildApp({ ...h.ctx, db });
-  try {
-    const res = await app.handle(new Request(url, { headers: { "x-api-key": ws.key } }));
-    expect(res.status).toBe(200);
-    expect(statements).toHaveLength(2);
-    expect(statements[1]!.query).toContain("sms_threads");
-    return { link: res.headers.get("link"), scans: await plannedScans(h.database.db, statements[1]!.query, statements[1]!.parameters) };
-  } finally {
-    await db.end();
-  }
-}
-
 describe("one indexed statement per page", () => {
   test.each([
     ["all threads", "?limit=4"],
     ["a contact's threads", `?limit=2&contactId=${tom}`],
     ["stopped threads", "?limit=2&stopped=true"],
   ])("%s: a first and a following page cost one statement each after the key check, reading only indexes", async (_name, query) => {
-    const first = await measured(`http://localhost/telephony/sms/threads${query}`);
-    const next = await measured(/^<([^>]+)>/.exec(first.link!)![1]!);
+    const first = await measurePage(h, ws.key, `http://localhost/telephony/sms/threads${query}`, "sms_threads");
+    const next = await measurePage(h, ws.key, /^<([^>]+)>/.exec(first.link!)![1]!, "sms_threads");
     for (const page of [first, next]) {
       expect(page.scans.filter((s) => s.endsWith("on sms_threads"))).toHaveLength(2);
       expect(page.scans.filter((s) => s.startsWith("Seq Scan"))).toEqual([]);
