@@ -56,7 +56,7 @@ async function toCall(op: Operation, request: Request, params: Record<string, st
 }
 
 /** Builds the app: every operation's route, the health check, the OpenAPI document and its page. */
-export function buildApp(ctx: AppContext, options: { operations?: readonly Operation[]; extend?: (app: any) => any } = {}) {
+export function buildApp(ctx: AppContext, options: { operations?: readonly Operation[] } = {}) {
   const operations = options.operations ?? allOperations;
   const document = buildOpenApi(operations, { version: "1.0.0", description: apiDescription });
   let app: any = new Elysia()
@@ -110,7 +110,6 @@ export function buildApp(ctx: AppContext, options: { operations?: readonly Opera
   }
   const mcp = mcpEndpoint(ctx, operations);
   app = app.all("/mcp", ({ request }: { request: Request }) => mcp.handle(request, requestIdOf(request)), { parse: "none", detail: { hide: true } } as any);
-  if (options.extend) app = options.extend(app);
   return app as Elysia;
 }
 

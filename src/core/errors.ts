@@ -121,8 +121,6 @@ export class UnsupportedMediaType extends TaggedError("UnsupportedMediaType", 41
 export class RouteNotFound extends TaggedError("RouteNotFound", 404, { method: S, path: S }) {}
 /** 500: an unexpected fault, logged with its stack on the server. */
 export class InternalError extends TaggedError("InternalError", 500, { requestId: S }) {}
-/** 501: declared but not built yet. */
-export class NotImplemented extends TaggedError("NotImplemented", 501, { operationId: S }) {}
 /** 422: the requestId was used before with a different body. */
 export class RequestIdReused extends TaggedError("RequestIdReused", 422, { requestId: S }, "This requestId was already used with a different body. Nothing was written. Use a new requestId for a new request.") {}
 /** 409: expectedRevision is not the current revision. */

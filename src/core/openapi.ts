@@ -32,7 +32,7 @@ export function sharedErrors(op: Operation): ErrorClass[] {
 const statusText: Record<number, string> = {
   400: "Bad request", 401: "Unauthenticated", 402: "Workspace suspended", 403: "Forbidden", 404: "Not found",
   409: "Conflict", 413: "Payload too large", 415: "Unsupported media type", 422: "Unprocessable", 429: "Too many requests",
-  500: "Internal error", 501: "Not implemented", 503: "Unavailable",
+  500: "Internal error", 503: "Unavailable",
 };
 
 const rateLimitHeaders = {
