@@ -17,6 +17,8 @@ export interface LoadSpec {
   warmupSeconds: number;
   runId: string;
   poolsFile: string;
+  /** Send exactly this many requests (then `seconds` is only an upper bound). */
+  amount?: number;
 }
 
 /** What one scenario measured: latencies over every answer, whatever its status. */
@@ -47,7 +49,7 @@ async function drive(spec: LoadSpec, pools: LoadPools, seconds: number, runId: s
   const instance = autocannon({
     url: spec.url,
     connections: spec.connections,
-    duration: seconds,
+    ...(spec.amount ? { amount: spec.amount } : { duration: seconds }),
     timeout: 30,
     headers: { "x-api-key": spec.apiKey, "content-type": "application/json" },
     requests: [

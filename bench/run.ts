@@ -120,8 +120,9 @@ try {
     progress(`${scenario.label}: ${scenario.connections} connections, ${warmupSeconds} s warm-up + ${seconds} s`);
     service.resetPeak();
     const load = await runScenario({
-      url: service.url, apiKey: key.key, scenario: scenario.name, connections: scenario.connections, seconds, warmupSeconds,
-      runId: `${runId}-${scenario.name}`, poolsFile,
+      url: service.url, apiKey: key.key, scenario: scenario.name, connections: scenario.connections, seconds,
+      warmupSeconds: scenario.oncePerTenancy ? 0 : warmupSeconds, runId: `${runId}-${scenario.name}`, poolsFile,
+      ...(scenario.oncePerTenancy ? { amount: pools.tenancyIds.length } : {}),
     });
     const peak = service.peakRssKiB();
     if (peak !== null) peakRssKiB = Math.max(peakRssKiB ?? 0, peak);

@@ -2,17 +2,21 @@
 import type { LoadPools } from "./seed.ts";
 
 /** A scenario's name. */
-export type ScenarioName = "handover" | "agenda" | "duplicateCheck" | "createCompany";
+export type ScenarioName = "handoverFirst" | "handover" | "agenda" | "duplicateCheck" | "createCompany";
 
 /** One scenario: its label in the table, its connections, and how to make a request. */
 export interface Scenario {
   name: ScenarioName;
   label: string;
   connections: number;
+  /** Sends one request per tenancy instead of running for a duration (no warm-up). */
+  oncePerTenancy?: boolean;
 }
 
 /** The scenarios of issue 9, in the order they run. */
 export const scenarios: readonly Scenario[] = [
+  // Each tenancy's first read computes its row and stores it (sql/0008); the next scenario reads stored rows.
+  { name: "handoverFirst", label: "GET /handovers/tenancies/{id}, first reads", connections: 64, oncePerTenancy: true },
   { name: "handover", label: "GET /handovers/tenancies/{id}", connections: 64 },
   { name: "agenda", label: "GET /calendar/agenda (a week, staff)", connections: 64 },
   { name: "duplicateCheck", label: "POST /contacts/duplicate-check", connections: 64 },
@@ -33,6 +37,11 @@ const any = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)
 /** A request factory for a scenario; `runId` keeps requestIds fresh across runs and processes. */
 export function requestMaker(name: ScenarioName, pools: LoadPools, runId: string): () => BenchRequest {
   switch (name) {
+    case "handoverFirst": {
+      const ids = [...pools.tenancyIds].sort(() => Math.random() - 0.5);
+      let n = 0;
+      return () => ({ method: "GET", path: `/handovers/tenancies/${encodeURIComponent(ids[n++ % ids.length]!)}` });
+    }
     case "handover":
       return () => ({ method: "GET", path: `/handovers/tenancies/${encodeURIComponent(any(pools.tenancyIds))}` });
     case "agenda": {

@@ -1,4 +1,4 @@
-/** The handovers group's SQL: the facts of one tenancy's handover row, in one statement. */
+/** The handovers group's SQL: the facts of one tenancy's handover row in one statement, and the stored rows (sql/0008). */
 import type { Db } from "../core/db.ts";
 import type { Direction, FollowUp, Handover, InspectionSummary, KeyEntry, TenancyStatus } from "./schema.ts";
 
@@ -29,6 +29,8 @@ export interface TenancyFacts {
   /** The key sets of the tenancy's unit (lost ones left out), by sequence, reference, id. */
   keySets: KeyEntry[];
   otherActiveTenancyIds: string[];
+  /** The version of the tenancy's stored row when the facts were read (0: none stored); see storeRow. */
+  rowVersion: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface TenancyFacts {
  * One statement whatever the number of inspections, findings and key sets.
  */
 export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: string): Promise<TenancyFacts | undefined> {
-  const [row] = await db<{ facts: RawFacts }[]>`
+  const [row] = await db<{ facts: RawFacts; rowVersion: number }[]>`
     select json_build_object(
       'tenancyId', t.id, 'tenancyStatus', t.status,
       'startsOn', ymd(t.starts_on), 'endsOn', ymd(t.ends_on), 'noticeGivenOn', ymd(t.notice_given_on),
@@ -104,7 +106,8 @@ export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: strin
         from tenancies o
         where o.workspace_id = t.workspace_id and o.unit_id = t.unit_id and o.id <> t.id
           and o.status in ('active', 'notice_given')), '[]')
-    ) as facts
+    ) as facts,
+    coalesce((select r.version from handover_rows r where r.workspace_id = t.workspace_id and r.tenancy_id = t.id), 0)::float8 as row_version
     from tenancies t
     join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id
     where t.workspace_id = ${workspaceId} and t.id = ${tenancyId}`;
@@ -112,6 +115,7 @@ export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: strin
   const { handovers, visits, ...facts } = row.facts;
   return {
     ...facts,
+    rowVersion: row.rowVersion,
     moveIn: handovers.move_in ?? null,
     moveOut: handovers.move_out ?? null,
     checkIn: visits.check_in ?? null,
@@ -119,8 +123,37 @@ export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: strin
   };
 }
 
+/**
+ * The stored row of a tenancy with every field readable, as its JSON text, when one is stored, unmarked and
+ * still valid today (Europe/London); else undefined.
+ */
+export async function storedRow(db: Db, workspaceId: string, tenancyId: string): Promise<string | undefined> {
+  const [row] = await db<{ rowJson: string }[]>`
+    select row_json from handover_rows
+    where workspace_id = ${workspaceId} and tenancy_id = ${tenancyId} and row_json is not null
+      and (valid_before is null or london_today() < valid_before)`;
+  return row?.rowJson;
+}
+
+/**
+ * Stores a row computed from facts read at `version`, unless a write has marked the tenancy since (its
+ * version moved on): then the next read computes it again. False when it was not stored.
+ */
+export async function storeRow(
+  db: Db,
+  input: { workspaceId: string; tenancyId: string; version: number; rowJson: string; validBefore: string | null },
+): Promise<boolean> {
+  const rows = await db`
+    insert into handover_rows as r (workspace_id, tenancy_id, version, row_json, valid_before)
+    values (${input.workspaceId}, ${input.tenancyId}, ${input.version}, ${input.rowJson}, ${input.validBefore})
+    on conflict (workspace_id, tenancy_id) do update set row_json = excluded.row_json, valid_before = excluded.valid_before
+    where r.version = excluded.version
+    returning 1`;
+  return rows.length === 1;
+}
+
 /** The facts as the statement returns them: handovers by direction, visits by kind. */
-type RawFacts = Omit<TenancyFacts, "moveIn" | "moveOut" | "checkIn" | "checkOut"> & {
+type RawFacts = Omit<TenancyFacts, "moveIn" | "moveOut" | "checkIn" | "checkOut" | "rowVersion"> & {
   handovers: Partial<Record<Direction, Handover>>;
   visits: Partial<Record<"check_in" | "check_out", InspectionFacts>>;
 };

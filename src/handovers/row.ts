@@ -48,6 +48,11 @@ function followUpsOf(...visits: (InspectionFacts | null)[]): FollowUp[] {
 
 /** The handover row: every field present; inspection and key fields null where the key may not read them. */
 export function handoverRow(facts: TenancyFacts, access: RowAccess): HandoverRow {
+  return restrictRow(fullRow(facts), access);
+}
+
+/** The row with every field readable: what is stored (sql/0008) and served to keys holding both read scopes. */
+export function fullRow(facts: TenancyFacts): HandoverRow {
   const keys = sortKeySets(facts.keySets, facts.tenancyId, facts.occupants.map((o) => o.contactId));
   return {
     tenancyId: facts.tenancyId,
@@ -60,11 +65,35 @@ export function handoverRow(facts: TenancyFacts, access: RowAccess): HandoverRow
     occupants: facts.occupants,
     moveIn: facts.moveIn,
     moveOut: facts.moveOut,
-    checkIn: access.inspections ? summary(facts.checkIn) : null,
-    checkOut: access.inspections ? summary(facts.checkOut) : null,
-    inspectionsReadable: access.inspections,
-    followUps: access.inspections ? followUpsOf(facts.checkIn, facts.checkOut) : null,
-    keys: access.keys ? { ...keys, otherActiveTenancyIds: facts.otherActiveTenancyIds } : null,
+    checkIn: summary(facts.checkIn),
+    checkOut: summary(facts.checkOut),
+    inspectionsReadable: true,
+    followUps: followUpsOf(facts.checkIn, facts.checkOut),
+    keys: { ...keys, otherActiveTenancyIds: facts.otherActiveTenancyIds },
     outstanding: outstandingItems({ ...facts, held: keys.held.length, ambiguous: keys.ambiguous.length }),
   };
+}
+
+/** Whether a key may read every field of the row. */
+export const readsAll = (access: RowAccess) => access.inspections && access.keys;
+
+/** A full row as a key with this access sees it: the fields it may not read are null; outstanding never changes. */
+export function restrictRow(row: HandoverRow, access: RowAccess): HandoverRow {
+  if (readsAll(access)) return row;
+  return {
+    ...row,
+    checkIn: access.inspections ? row.checkIn : null,
+    checkOut: access.inspections ? row.checkOut : null,
+    inspectionsReadable: access.inspections,
+    followUps: access.inspections ? row.followUps : null,
+    keys: access.keys ? row.keys : null,
+  };
+}
+
+/**
+ * Until when a row computed from these facts stays right without any write: "today" only enters through
+ * keys_not_handed_over (startsOn ≤ today), so a row computed before the start date expires on it.
+ */
+export function validBefore(facts: Pick<TenancyFacts, "startsOn" | "today">): string | null {
+  return facts.startsOn !== null && facts.startsOn > facts.today ? facts.startsOn : null;
 }
