@@ -103,8 +103,9 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
   try {
     // 1. A key must be sent in x-api-key; a bearer token is refused the same way.
     if (!call.apiKey) throw new Unauthenticated();
-    // 2. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash.
-    const found = call.lookup ?? (await authenticate(app.db, call.apiKey, app.leases));
+    // 2. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash (which also
+    //    reads the operation's prefetch, used only once every check passed).
+    const found = call.lookup ?? (await authenticate(app.db, call.apiKey, app.leases, op.prefetch?.(app.db, call.params)));
     if (!found.found) throw new ApiKeyRejected();
     const { principal, bucket } = found;
     keyId = principal.keyId;
@@ -139,6 +140,7 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     const body = parseBody(op, call.body);
     const result = await op.run({
       app, db: app.db, principal, params, query, body, requestId: call.requestId, url: call.url,
+      prefetched: call.lookup ? undefined : found.prefetched,
     } as any);
     const reply = result instanceof Reply ? result : new Reply(result);
     const status = reply.status ?? op.status ?? 200;

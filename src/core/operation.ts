@@ -1,6 +1,7 @@
 /** One declaration per operation: the REST route, its OpenAPI entry, its scope check and its MCP tool come from it. */
 import { Type, type TObject, type TSchema, type Static, type TProperties } from "@sinclair/typebox";
 import "./formats.ts";
+import type postgres from "postgres";
 import type { Db } from "./db.ts";
 import type { Principal, TokenLeases } from "./auth.ts";
 import type { Config } from "../config.ts";
@@ -34,7 +35,21 @@ export interface RunArgs<P, Q, B> {
   requestId: string;
   /** The request URL, for building links (pagination). */
   url: URL;
+  /**
+   * The value of the operation's prefetch, read in the key check's statement: `{ value }` (null when it found
+   * nothing); absent when the operation has none or the key was checked before (MCP), then run reads for itself.
+   */
+  prefetched?: { value: unknown };
 }
+
+/**
+ * An operation's first read, evaluated inside the key check's own statement so that the request costs one
+ * statement instead of two: a scalar subquery that may use `k.workspace_id` (the key's workspace) and must be
+ * scoped by it. It gets the path parameters as sent, not validated yet: bind them as text (`${x}::text`, never
+ * as a domain, whose check would fail the key check), never splice them. Its value reaches `run` only after
+ * every check of CONTRACT.md §2 passed.
+ */
+export type Prefetch = (db: Db, params: Record<string, string>) => postgres.PendingQuery<postgres.Row[]>;
 
 /** A body already serialised, replayed byte for byte (idempotent retries). */
 export class RawJson {
@@ -79,6 +94,8 @@ export interface OperationSpec<P extends TObject, Q extends TObject, B extends T
   hints?: { destructive?: boolean; idempotent?: boolean };
   /** Response headers the operation may send (documented in OpenAPI). */
   responseHeaders?: Record<string, { description: string }>;
+  /** A read made in the key check's statement (see Prefetch). */
+  prefetch?: Prefetch;
   run(args: RunArgs<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | Reply<Static<R>>>;
 }
 

@@ -136,6 +136,17 @@ export async function storedRow(db: Db, workspaceId: string, tenancyId: string):
 }
 
 /**
+ * The stored row as storedRow finds it, as a prefetch: a scalar subquery of the key check's statement, scoped
+ * by the key's workspace (`k.workspace_id`); the tenancy id is bound as text, as sent.
+ */
+export function storedRowOfKeyWorkspace(db: Db, tenancyId: string) {
+  return db`
+    select r.row_json from handover_rows r
+    where r.workspace_id = k.workspace_id and r.tenancy_id = ${tenancyId}::text and r.row_json is not null
+      and (r.valid_before is null or london_today() < r.valid_before)`;
+}
+
+/**
  * Stores a row computed from facts read at `version`, unless a write has marked the tenancy since (its
  * version moved on): then the next read computes it again. False when it was not stored.
  */

@@ -68,6 +68,19 @@ describe("serving", () => {
     }
   });
 
+  test("the row read in the key check's statement is served only after every check: scope, validation, workspace", async () => {
+    const w = await world();
+    await get(w.tenancyId); // stored
+    const noScope = await get(w.tenancyId, await h.key(ws, ["keys:read", "inspections:read"]));
+    expect([noScope.status, noScope.body._tag]).toEqual([403, "ScopeMissing"]);
+    const bad = await h.request("GET", "/handovers/tenancies/bad%20id%21", { key: ws.key });
+    expect([bad.status, bad.body._tag]).toEqual([400, "RequestInvalid"]);
+    const other = await h.workspace();
+    const foreign = await get(w.tenancyId, other.key);
+    expect([foreign.status, foreign.body._tag]).toEqual([404, "HandoverNotFound"]);
+    expect(await storedRow(db, other.id, w.tenancyId)).toBeUndefined();
+  });
+
   test("an unknown tenancy stores nothing and stays HandoverNotFound", async () => {
     expect((await get("no-such-tenancy")).status).toBe(404);
     expect(await storedRow(db, ws.id, "no-such-tenancy")).toBeUndefined();
