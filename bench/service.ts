@@ -13,6 +13,12 @@ export function freePort(): number {
   return port;
 }
 
+/**
+ * The memory JavaScriptCore sizes its heap against, as `bun run start` sets it (package.json) unless the
+ * environment does: without it JSC plans for the machine's whole RAM and collects lazily.
+ */
+export const serviceRamSize = "536870912";
+
 /** A running service process. */
 export interface ServiceProcess {
   pid: number;
@@ -38,6 +44,7 @@ export async function startService(input: { databaseUrl: string; logFile: string
     env: {
       ...process.env,
       CHECK_RESPONSES: "false",
+      BUN_JSC_forceRAMSize: process.env.BUN_JSC_forceRAMSize || serviceRamSize,
       ...input.env,
       DATABASE_URL: input.databaseUrl,
       HOST: "127.0.0.1",
