@@ -1,9 +1,11 @@
 /**
- * The load generator, run as its own process: `bun bench/load.ts <spec.json>`. Drives one scenario with
- * autocannon (one worker) and prints its figures as one JSON line on stdout.
+ * The load generator, run as its own process: `bun bench/load.ts <spec.json>`. Drives one scenario with wrk
+ * (bench/wrk.ts) or autocannon (one worker), as the spec says, and prints its figures as one JSON line on stdout.
  */
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { driveWrk } from "./wrk.ts";
 import { requestMaker, type ScenarioName } from "./scenarios.ts";
 import type { LoadPools } from "./seed.ts";
 
@@ -19,10 +21,15 @@ export interface LoadSpec {
   poolsFile: string;
   /** Send exactly this many requests (then `seconds` is only an upper bound). */
   amount?: number;
+  generator: LoadGenerator;
 }
+
+/** The load generators the benchmark can drive. */
+export type LoadGenerator = "wrk" | "autocannon";
 
 /** What one scenario measured: latencies over every answer, whatever its status. */
 export interface LoadResult {
+  generator: LoadGenerator;
   requests: number;
   seconds: number;
   requestsPerSecond: number;
@@ -76,6 +83,7 @@ async function drive(spec: LoadSpec, pools: LoadPools, seconds: number, runId: s
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
   const total = Object.values(statusCounts).reduce((a, b) => a + b, 0);
   return {
+    generator: "autocannon",
     requests: total,
     seconds: result.duration,
     requestsPerSecond: Math.round((total / result.duration) * 10) / 10,
@@ -92,8 +100,11 @@ async function drive(spec: LoadSpec, pools: LoadPools, seconds: number, runId: s
 if (import.meta.main) {
   const spec = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as LoadSpec;
   const pools = JSON.parse(readFileSync(spec.poolsFile, "utf8")) as LoadPools;
-  if (spec.warmupSeconds > 0) await drive(spec, pools, spec.warmupSeconds, `${spec.runId}w`);
-  const result = await drive(spec, pools, spec.seconds, spec.runId);
+  const workDir = dirname(process.argv[2]!);
+  const run = (seconds: number, runId: string) =>
+    spec.generator === "wrk" ? driveWrk(spec, pools, seconds, runId, workDir) : drive(spec, pools, seconds, runId);
+  if (spec.warmupSeconds > 0) await run(spec.warmupSeconds, `${spec.runId}w`);
+  const result = await run(spec.seconds, spec.runId);
   process.stdout.write(JSON.stringify(result) + "\n");
   process.exit(0);
 }

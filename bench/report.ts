@@ -16,7 +16,7 @@ export interface ScenarioReport extends LoadResult {
 /** Everything one run measured. */
 export interface BenchReport {
   startedAt: string;
-  settings: { seconds: number; warmupSeconds: number; scale: number; server: "DATABASE_URL" | "embedded"; database: string };
+  settings: { seconds: number; warmupSeconds: number; scale: number; server: "DATABASE_URL" | "embedded"; database: string; loadGenerator: string };
   machine: { cpus: number; bun: string; postgres: string };
   seed: { ms: number; counts: Record<string, number>; stepsMs: Record<string, number> };
   scenarios: ScenarioReport[];
@@ -44,7 +44,7 @@ function table(header: string[], rows: string[][]): string {
 /** The report as text for stdout. */
 export function renderReport(r: BenchReport): string {
   const rows = r.scenarios.map((s) => [
-    s.label, String(s.connections), fmt(s.requestsPerSecond), fmt(s.p50Ms, 2), fmt(s.p99Ms, 2),
+    s.generator === r.settings.loadGenerator ? s.label : `${s.label} (${s.generator})`, String(s.connections), fmt(s.requestsPerSecond), fmt(s.p50Ms, 2), fmt(s.p99Ms, 2),
     fmt(s.non2xx), fmt(s.status5xx), fmt(s.errors),
     s.ratioToBaseline.requestsPerSecond === null ? "-" : `${s.ratioToBaseline.requestsPerSecond.toFixed(2)}×`,
   ]);
@@ -53,7 +53,8 @@ export function renderReport(r: BenchReport): string {
   const counts = Object.entries(r.seed.counts).map(([k, v]) => `${k} ${v.toLocaleString("en-GB")}`).join(", ");
   return [
     `Benchmark ${r.startedAt}: ${r.settings.seconds} s a scenario (+${r.settings.warmupSeconds} s warm-up), scale ${r.settings.scale}, ` +
-      `${r.settings.server === "embedded" ? "embedded Postgres" : "DATABASE_URL's server"} (${r.machine.postgres}), ${r.machine.cpus} CPUs, Bun ${r.machine.bun}`,
+      `${r.settings.server === "embedded" ? "embedded Postgres" : "DATABASE_URL's server"} (${r.machine.postgres}), ${r.machine.cpus} CPUs, Bun ${r.machine.bun}, ` +
+      `load from ${r.settings.loadGenerator}`,
     `Seed: ${(r.seed.ms / 1000).toFixed(1)} s (${counts})`,
     "",
     table(["scenario", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx", "5xx", "errors", "ratio to baseline"], rows),

@@ -1,7 +1,8 @@
 /**
  * `bun run bench`: starts the service on a fresh database, seeds one workspace at scale, drives it over loopback
  * from a separate load-generator process, runs the pgbench baseline on the same server, and prints the figures
- * (JSON under ./.data/bench/). Settings: BENCH_SECONDS (10), BENCH_SCALE (1), BENCH_WARMUP_SECONDS (2), PGBENCH.
+ * (JSON under ./.data/bench/). Settings: BENCH_SECONDS (10), BENCH_SCALE (1), BENCH_WARMUP_SECONDS (2), PGBENCH,
+ * BENCH_LOADGEN (wrk when installed, else autocannon).
  */
 import { ulid } from "ulid";
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -18,7 +19,8 @@ import { loadPools, seedWorkspace, verifySeed } from "./seed.ts";
 import { scenarios } from "./scenarios.ts";
 import { runBaseline } from "./baseline.ts";
 import { ratio, renderReport, type BenchReport, type ScenarioReport } from "./report.ts";
-import type { LoadResult, LoadSpec } from "./load.ts";
+import type { LoadGenerator, LoadResult, LoadSpec } from "./load.ts";
+import { wrkPath } from "./wrk.ts";
 
 function setting(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -39,6 +41,17 @@ if (!pgbench) {
   console.error("pgbench not found: install it with Postgres's client tools, or set PGBENCH to its path");
   process.exit(2);
 }
+
+const requested = process.env.BENCH_LOADGEN || (wrkPath() ? "wrk" : "autocannon");
+if (requested !== "wrk" && requested !== "autocannon") {
+  console.error(`BENCH_LOADGEN must be wrk or autocannon, not "${requested}"`);
+  process.exit(2);
+}
+if (requested === "wrk" && !wrkPath()) {
+  console.error("BENCH_LOADGEN=wrk but wrk is not installed (apt-get install wrk)");
+  process.exit(2);
+}
+const generator: LoadGenerator = requested;
 
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const outDir = join(root, ".data", "bench");
@@ -122,7 +135,8 @@ try {
     const load = await runScenario({
       url: service.url, apiKey: key.key, scenario: scenario.name, connections: scenario.connections, seconds,
       warmupSeconds: scenario.oncePerTenancy ? 0 : warmupSeconds, runId: `${runId}-${scenario.name}`, poolsFile,
-      ...(scenario.oncePerTenancy ? { amount: pools.tenancyIds.length } : {}),
+      // wrk only runs for a duration: a request per tenancy, exactly, is autocannon's `amount`.
+      ...(scenario.oncePerTenancy ? { amount: pools.tenancyIds.length, generator: "autocannon" as const } : { generator }),
     });
     const peak = service.peakRssKiB();
     if (peak !== null) peakRssKiB = Math.max(peakRssKiB ?? 0, peak);
@@ -159,7 +173,7 @@ try {
   }));
   const report: BenchReport = {
     startedAt: startedAt.toISOString(),
-    settings: { seconds, warmupSeconds, scale, server: server.embedded ? "embedded" : "DATABASE_URL", database: database.name },
+    settings: { seconds, warmupSeconds, scale, server: server.embedded ? "embedded" : "DATABASE_URL", database: database.name, loadGenerator: generator },
     machine: { cpus: cpus().length, bun: Bun.version, postgres: version },
     seed: { ms: seedMs, counts: { ...counts }, stepsMs: seedSteps },
     scenarios: scenarioReports,
