@@ -17,6 +17,41 @@ export interface BaselineResult {
   p50Ms: number | null;
   p99Ms: number | null;
   meanMs: number | null;
+  /** Each pgbench run's tps, when the figures combine several runs (before and after the scenarios). */
+  runs?: number[];
+}
+
+/** One pgbench run: its figures and every transaction's latency (ms), to combine runs. */
+export interface BaselineRun {
+  result: BaselineResult;
+  latenciesMs: Float64Array;
+}
+
+/** Several runs as one: transactions and time summed, percentiles over every transaction of all of them. */
+export function combineBaselines(runs: BaselineRun[]): BaselineResult {
+  const first = runs[0]!.result;
+  const all = new Float64Array(runs.reduce((n, r) => n + r.latenciesMs.length, 0));
+  let at = 0;
+  for (const r of runs) {
+    all.set(r.latenciesMs, at);
+    at += r.latenciesMs.length;
+  }
+  all.sort();
+  const transactions = runs.reduce((n, r) => n + r.result.transactions, 0);
+  const seconds = runs.reduce((n, r) => n + r.result.seconds, 0);
+  let sum = 0;
+  for (const v of all) sum += v;
+  return {
+    ...first,
+    transactions,
+    failed: runs.reduce((n, r) => n + r.result.failed, 0),
+    seconds,
+    transactionsPerSecond: Math.round((runs.reduce((n, r) => n + r.result.transactionsPerSecond, 0) / runs.length) * 10) / 10,
+    p50Ms: percentile(all, 50),
+    p99Ms: percentile(all, 99),
+    meanMs: all.length ? Math.round((sum / all.length) * 100) / 100 : null,
+    runs: runs.map((r) => r.result.transactionsPerSecond),
+  };
 }
 
 /** The pgbench script: one transaction = the three statements, each on its own (autocommit), like a naive request. */
@@ -45,7 +80,7 @@ export async function runBaseline(input: {
   keyHashHex: string;
   tenancies: number;
   tenancyPrefix: string;
-}): Promise<BaselineResult> {
+}): Promise<BaselineRun> {
   mkdirSync(input.workDir, { recursive: true });
   const script = join(input.workDir, "baseline.sql");
   writeFileSync(script, baselineScript);
@@ -77,7 +112,7 @@ export async function runBaseline(input: {
   const sorted = Float64Array.from(latencies).sort();
   const transactions = number(/number of transactions actually processed: (\d+)/);
   const failed = number(/number of failed transactions: (\d+)/);
-  return {
+  const result: BaselineResult = {
     command: `pgbench -n -M prepared -c ${input.connections} -j 2 -T ${input.seconds} -f baseline.sql -D tenancies=${input.tenancies} ` +
       `-D keyhash=<sha256 of the baseline key> -D keyid=<its id> -D ws=<workspace id> -D prefix=${input.tenancyPrefix} -l <database>`,
     script: baselineScript,
@@ -90,4 +125,5 @@ export async function runBaseline(input: {
     p99Ms: percentile(sorted, 99),
     meanMs: Math.round(number(/latency average = ([\d.]+) ms/) * 100) / 100,
   };
+  return { result, latenciesMs: sorted };
 }

@@ -49,7 +49,8 @@ export function renderReport(r: BenchReport): string {
     s.ratioToBaseline.requestsPerSecond === null ? "-" : `${s.ratioToBaseline.requestsPerSecond.toFixed(2)}×`,
   ]);
   const b = r.baseline;
-  rows.push(["baseline: pgbench key+bucket+row", String(b.connections), fmt(b.transactionsPerSecond), fmt(b.p50Ms, 2), fmt(b.p99Ms, 2), "-", "-", fmt(b.failed), "1.00×"]);
+  const runs = b.runs && b.runs.length > 1 ? ` (mean of ${b.runs.map((t) => fmt(t)).join(" before, ")} after)` : "";
+  rows.push([`baseline: pgbench key+bucket+row${runs}`, String(b.connections), fmt(b.transactionsPerSecond), fmt(b.p50Ms, 2), fmt(b.p99Ms, 2), "-", "-", fmt(b.failed), "1.00×"]);
   const counts = Object.entries(r.seed.counts).map(([k, v]) => `${k} ${v.toLocaleString("en-GB")}`).join(", ");
   return [
     `Benchmark ${r.startedAt}: ${r.settings.seconds} s a scenario (+${r.settings.warmupSeconds} s warm-up), scale ${r.settings.scale}, ` +

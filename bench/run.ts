@@ -17,7 +17,7 @@ import { createBenchDatabase, openServer, timeEmbeddedFirstStart } from "./datab
 import { root, startService, type ServiceProcess } from "./service.ts";
 import { loadPools, seedWorkspace, verifySeed } from "./seed.ts";
 import { scenarios } from "./scenarios.ts";
-import { runBaseline } from "./baseline.ts";
+import { combineBaselines, runBaseline, type BaselineRun } from "./baseline.ts";
 import { ratio, renderReport, type BenchReport, type ScenarioReport } from "./report.ts";
 import type { LoadGenerator, LoadResult, LoadSpec } from "./load.ts";
 import { wrkPath } from "./wrk.ts";
@@ -124,6 +124,19 @@ try {
   const poolsFile = join(workDir, "pools.json");
   writeFileSync(poolsFile, JSON.stringify(pools));
 
+  // The baseline runs before and after the scenarios (the service idle), and counts as their mean: a shared
+  // machine drifts over the minutes of a run.
+  const baselineRuns: BaselineRun[] = [];
+  const baselineRun = async (when: string) => {
+    progress(`baseline (${when}): pgbench, 64 connections, ${seconds} s`);
+    baselineRuns.push(await runBaseline({
+      pgbench, databaseUrl: database.url, connections: 64, seconds, workDir: join(workDir, `pgbench-${when}`),
+      workspaceId: workspace.id, keyId: baselineKey.id, keyHashHex: hashKey(baselineKey.key).toString("hex"),
+      tenancies: counts.tenancies, tenancyPrefix: "ten-",
+    }));
+  };
+  await baselineRun("before");
+
   const service: ServiceProcess = await startService({ databaseUrl: database.url, logFile: serviceLog });
   cleanups.push(() => service.stop());
   progress(`service pid ${service.pid} answered /health ${service.coldStartMs} ms after spawning`);
@@ -143,13 +156,9 @@ try {
     results.push({ scenario, load, peakRssKiB: peak });
   }
   await service.stop();
+  await baselineRun("after");
 
-  progress(`baseline: pgbench, 64 connections, ${seconds} s`);
-  const baseline = await runBaseline({
-    pgbench, databaseUrl: database.url, connections: 64, seconds, workDir: join(workDir, "pgbench"),
-    workspaceId: workspace.id, keyId: baselineKey.id, keyHashHex: hashKey(baselineKey.key).toString("hex"),
-    tenancies: counts.tenancies, tenancyPrefix: "ten-",
-  });
+  const baseline = combineBaselines(baselineRuns);
 
   progress("embedded Postgres first start (initdb + start)");
   let embeddedFirstStartMs: number | null = null;
