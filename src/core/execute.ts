@@ -1,6 +1,7 @@
 /** Runs a declared operation for a request, REST or MCP alike: the checks of CONTRACT.md §2 in order, then validation, the handler and the answer. */
 import { Type, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { authenticate, type KeyLookup, type Principal } from "./auth.ts";
 import { rateLimitHeaders, retryAfterSeconds } from "./budget.ts";
 import { isConnectionError } from "./db.ts";
@@ -46,10 +47,22 @@ export interface Outcome {
 
 const emptyBody = Type.Object({}, { additionalProperties: false });
 
+/** Each schema's compiled check, made on first use (an interpreted check walked the schema on every request). */
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+function compiledCheck(schema: TSchema): TypeCheck<TSchema> {
+  let checker = compiled.get(schema);
+  if (!checker) {
+    checker = TypeCompiler.Compile(schema);
+    compiled.set(schema, checker);
+  }
+  return checker;
+}
+
 /** Validates a value against a schema; refuses with RequestInvalid naming each offending path. */
 export function check(schema: TSchema, value: unknown, where: string): unknown {
-  if (Value.Check(schema, value)) return value;
-  const issues = [...Value.Errors(schema, value)].slice(0, 20).map((e) => ({
+  const checker = compiledCheck(schema);
+  if (checker.Check(value)) return value;
+  const issues = [...checker.Errors(value)].slice(0, 20).map((e) => ({
     path: `/${where}${e.path}`,
     message: e.message,
   }));
@@ -58,7 +71,7 @@ export function check(schema: TSchema, value: unknown, where: string): unknown {
 
 /** Query strings arrive as text: numbers and booleans are converted before validation. */
 function checkQuery(schema: TSchema, query: Record<string, unknown>) {
-  const converted = Value.Convert(schema, { ...query });
+  const converted = Object.keys(query).length === 0 ? {} : Value.Convert(schema, { ...query });
   return check(schema, converted, "query");
 }
 
@@ -164,8 +177,9 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
 
 /** Refuses an answer that breaks the operation's declared response schema (on when CHECK_RESPONSES is set). */
 function checkResponse(op: Operation, body: unknown): void {
-  if (Value.Check(op.response, body)) return;
-  const first = [...Value.Errors(op.response, body)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
+  const checker = compiledCheck(op.response);
+  if (checker.Check(body)) return;
+  const first = [...checker.Errors(body)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
   throw new Error(`response of ${op.id} breaks its schema: ${first.join("; ")}`);
 }
 
