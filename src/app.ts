@@ -32,8 +32,23 @@ function decodeParam(value: string): string {
   }
 }
 
+/**
+ * The path parameters of an operation's route, read from the path as sent and decoded once. The router only
+ * picks the route: Bun's router (the server) and Elysia's (app.handle) decode differently, and Elysia turns a
+ * malformed escape into null.
+ */
+function pathParams(pattern: string, pathname: string): Record<string, string> {
+  const names = pattern.split("/");
+  const parts = pathname.split("/");
+  const params: Record<string, string> = {};
+  for (let i = 0; i < names.length; i++) {
+    if (names[i]!.startsWith(":")) params[names[i]!.slice(1)] = decodeParam(parts[i] ?? "");
+  }
+  return params;
+}
+
 /** Turns an HTTP request into an operation call. */
-async function toCall(op: Operation, request: Request, params: Record<string, string>, requestId: string): Promise<Call> {
+async function toCall(op: Operation, request: Request, requestId: string): Promise<Call> {
   const url = new URL(request.url);
   const query: Record<string, unknown> = {};
   for (const [k, v] of url.searchParams) {
@@ -47,7 +62,7 @@ async function toCall(op: Operation, request: Request, params: Record<string, st
   return {
     apiKey: request.headers.get("x-api-key"),
     tenantHeader: request.headers.get("x-tenant"),
-    params: Object.fromEntries(Object.entries(params ?? {}).map(([k, v]) => [k, decodeParam(v)])),
+    params: pathParams(op.path, url.pathname),
     query,
     body,
     requestId,
@@ -95,10 +110,10 @@ export function buildApp(ctx: AppContext, options: { operations?: readonly Opera
     app = app.route(
       op.method,
       op.path,
-      async ({ request, params }: { request: Request; params: Record<string, string> }) => {
+      async ({ request }: { request: Request }) => {
         const started = performance.now();
         const requestId = requestIdOf(request);
-        const out = await execute(ctx, op, await toCall(op, request, params, requestId));
+        const out = await execute(ctx, op, await toCall(op, request, requestId));
         ctx.log.info("request", {
           requestId, keyId: out.keyId ?? null, route: op.id, method: op.method, status: out.status,
           durationMs: Math.round((performance.now() - started) * 10) / 10,

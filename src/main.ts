@@ -27,13 +27,17 @@ const jobs = new Jobs(database.url, log);
 const ctx: AppContext = { db: database.db, config, log, jobs };
 if (config.workers) await startWorkers(ctx);
 const app = buildApp(ctx);
-const server = Bun.serve({
+// Elysia's listen serves each route from Bun's own router (one compiled handler a route, the same that
+// app.handle runs); everything else (404s, /docs) falls through to app.fetch.
+app.listen({
   hostname: config.host,
   port: config.port,
+  // One process a port: a second instance must fail to start, not share the port.
+  reusePort: false,
   // Bodies up to 1 MiB are read so that anything over 64 KiB gets a tagged PayloadTooLarge answer.
   maxRequestBodySize: 1024 * 1024,
-  fetch: (request) => app.handle(request),
 });
+const server = app.server!;
 const base = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
 log.info("listening", { url: base, embeddedPostgres: database.embedded, startupMs: Math.round(performance.now() - started) });
 
