@@ -124,8 +124,9 @@ try {
   const poolsFile = join(workDir, "pools.json");
   writeFileSync(poolsFile, JSON.stringify(pools));
 
-  // The baseline runs before and after the scenarios (the service idle), and counts as their mean: a shared
-  // machine drifts over the minutes of a run.
+  // The baseline runs right before and right after the stored-row handover scenario (the service idle), and
+  // counts as their mean: a shared machine drifts over the minutes of a run, so the ratio of that scenario
+  // compares figures taken within seconds of each other.
   const baselineRuns: BaselineRun[] = [];
   const baselineRun = async (when: string) => {
     progress(`baseline (${when}): pgbench, 64 connections, ${seconds} s`);
@@ -135,8 +136,6 @@ try {
       tenancies: counts.tenancies, tenancyPrefix: "ten-",
     }));
   };
-  await baselineRun("before");
-
   const service: ServiceProcess = await startService({ databaseUrl: database.url, logFile: serviceLog });
   cleanups.push(() => service.stop());
   progress(`service pid ${service.pid} answered /health ${service.coldStartMs} ms after spawning`);
@@ -144,6 +143,7 @@ try {
   const results: { scenario: (typeof scenarios)[number]; load: LoadResult; peakRssKiB: number | null }[] = [];
   for (const scenario of scenarios) {
     progress(`${scenario.label}: ${scenario.connections} connections, ${warmupSeconds} s warm-up + ${seconds} s`);
+    if (scenario.baselineAround) await baselineRun("before");
     service.resetPeak();
     const load = await runScenario({
       url: service.url, apiKey: key.key, scenario: scenario.name, connections: scenario.connections, seconds,
@@ -154,9 +154,9 @@ try {
     const peak = service.peakRssKiB();
     if (peak !== null) peakRssKiB = Math.max(peakRssKiB ?? 0, peak);
     results.push({ scenario, load, peakRssKiB: peak });
+    if (scenario.baselineAround) await baselineRun("after");
   }
   await service.stop();
-  await baselineRun("after");
 
   const baseline = combineBaselines(baselineRuns);
 

@@ -11,13 +11,15 @@ export interface Scenario {
   connections: number;
   /** Sends one request per tenancy instead of running for a duration (no warm-up). */
   oncePerTenancy?: boolean;
+  /** The pgbench baseline runs right before and right after this scenario. */
+  baselineAround?: boolean;
 }
 
 /** The scenarios of issue 9, in the order they run. */
 export const scenarios: readonly Scenario[] = [
   // Each tenancy's first read computes its row and stores it (sql/0008); the next scenario reads stored rows.
   { name: "handoverFirst", label: "GET /handovers/tenancies/{id}, first reads", connections: 64, oncePerTenancy: true },
-  { name: "handover", label: "GET /handovers/tenancies/{id}", connections: 64 },
+  { name: "handover", label: "GET /handovers/tenancies/{id}", connections: 64, baselineAround: true },
   { name: "agenda", label: "GET /calendar/agenda (a week, staff)", connections: 64 },
   { name: "duplicateCheck", label: "POST /contacts/duplicate-check", connections: 64 },
   { name: "createCompany", label: "POST /companies (fresh requestId)", connections: 32 },
