@@ -72,8 +72,10 @@ export const forTenancy = operation({
     try {
       await storeRow(db, { workspaceId: principal.workspaceId, tenancyId: facts.tenancyId, version: facts.rowVersion, rowJson, validBefore: validBefore(facts) });
     } catch (error) {
-      // The answer is right without it (a tenancy deleted meanwhile, say): the next read computes the row again.
-      app.log.warn("handover row not stored", { tenancyId: facts.tenancyId, error: String((error as Error).message ?? error) });
+      // The answer is right without it (a write holding the row, a tenancy deleted meanwhile): the next read
+      // computes the row again. A held row is expected under writes; anything else is worth a warning.
+      const held = (error as { code?: string }).code === "55P03";
+      app.log[held ? "debug" : "warn"]("handover row not stored", { tenancyId: facts.tenancyId, error: String((error as Error).message ?? error) });
     }
     return readsAll(access) ? new Reply<HandoverRow>(new RawJson(rowJson)) : restrictRow(row, access);
   },

@@ -146,9 +146,14 @@ export function storedRowOfKeyWorkspace(db: Db, tenancyId: string) {
       and (r.valid_before is null or london_today() < r.valid_before)`;
 }
 
+/** How long a store waits for a row a writing transaction holds (an import can hold many for a while). */
+export const storeLockTimeout = "200ms";
+
 /**
  * Stores a row computed from facts read at `version`, unless a write has marked the tenancy since (its
- * version moved on): then the next read computes it again. False when it was not stored.
+ * version moved on): then the next read computes it again. False when it was not stored. A write still
+ * holding the row makes it fail with 55P03 (lock_not_available) after storeLockTimeout, rather than making
+ * the read wait for that write's commit.
  */
 export async function storeRow(
   db: Db,
@@ -156,7 +161,8 @@ export async function storeRow(
 ): Promise<boolean> {
   const rows = await db`
     insert into handover_rows as r (workspace_id, tenancy_id, version, row_json, valid_before)
-    values (${input.workspaceId}, ${input.tenancyId}, ${input.version}, ${input.rowJson}, ${input.validBefore})
+    select ${input.workspaceId}, ${input.tenancyId}, ${input.version}, ${input.rowJson}, ${input.validBefore}::date
+    from (select set_config('lock_timeout', ${storeLockTimeout}, true)) as this_statement_only
     on conflict (workspace_id, tenancy_id) do update set row_json = excluded.row_json, valid_before = excluded.valid_before
     where r.version = excluded.version
     returning 1`;

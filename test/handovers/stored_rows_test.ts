@@ -230,6 +230,37 @@ describe("concurrency", () => {
   });
 });
 
+describe("a write holding the row", () => {
+  test("a read does not wait for it: it answers the computed row at once and leaves the store to a later read", async () => {
+    const w = await world();
+    const writer = connect(h.database.url, { max: 1 });
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let locked!: () => void;
+      const lockTaken = new Promise<void>((r) => (locked = r));
+      // A long write (an import, say) that has marked the row and not committed yet.
+      const tx = writer.begin(async (t) => {
+        await t`update key_sets set label = 'Back door' where workspace_id = ${ws.id} and id = ${w.keySetId}`;
+        locked();
+        await held;
+      });
+      await lockTaken;
+      // Were the read to wait for the write, it would wait for ever: the write ends only after the read.
+      const res = await get(w.tenancyId);
+      expect(res.status).toBe(200);
+      expect(res.body.keys.held[0].label).toBe("Front door"); // the write is not committed
+      release();
+      await tx;
+      const after = await get(w.tenancyId);
+      expect(after.body.keys.held[0].label).toBe("Back door");
+      expect(after.body).toEqual(await live(w.tenancyId));
+    } finally {
+      await writer.end();
+    }
+  });
+});
+
 describe("today", () => {
   test("a row computed before the tenancy starts is valid only until its start date", () => {
     expect(validBefore({ startsOn: "2026-12-01", today: "2026-11-22" })).toBe("2026-12-01");
