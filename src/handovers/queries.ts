@@ -123,15 +123,16 @@ export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: strin
   };
 }
 
-/**
- * The stored row of a tenancy with every field readable, as its JSON text, when one is stored, unmarked and
- * still valid today (Europe/London); else undefined.
- */
+/** A stored row (alias `r`) that may be served today: stored, not marked since, not expired (Europe/London). */
+function servable(db: Db) {
+  return db`r.row_json is not null and (r.valid_before is null or london_today() < r.valid_before)`;
+}
+
+/** The stored row of a tenancy with every field readable, as its JSON text, when one is servable; else undefined. */
 export async function storedRow(db: Db, workspaceId: string, tenancyId: string): Promise<string | undefined> {
   const [row] = await db<{ rowJson: string }[]>`
-    select row_json from handover_rows
-    where workspace_id = ${workspaceId} and tenancy_id = ${tenancyId} and row_json is not null
-      and (valid_before is null or london_today() < valid_before)`;
+    select r.row_json from handover_rows r
+    where r.workspace_id = ${workspaceId} and r.tenancy_id = ${tenancyId} and ${servable(db)}`;
   return row?.rowJson;
 }
 
@@ -142,12 +143,11 @@ export async function storedRow(db: Db, workspaceId: string, tenancyId: string):
 export function storedRowOfKeyWorkspace(db: Db, tenancyId: string) {
   return db`
     select r.row_json from handover_rows r
-    where r.workspace_id = k.workspace_id and r.tenancy_id = ${tenancyId}::text and r.row_json is not null
-      and (r.valid_before is null or london_today() < r.valid_before)`;
+    where r.workspace_id = k.workspace_id and r.tenancy_id = ${tenancyId}::text and ${servable(db)}`;
 }
 
 /** How long a store waits for a row a writing transaction holds (an import can hold many for a while). */
-export const storeLockTimeout = "200ms";
+const storeLockTimeout = "200ms";
 
 /**
  * Stores a row computed from facts read at `version`, unless a write has marked the tenancy since (its

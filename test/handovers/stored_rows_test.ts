@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { connect } from "../../src/core/db.ts";
+import { connectHttp, type Handler } from "../mcp/support.ts";
 import { Seed } from "./fixtures.ts";
 import { storedRow, storeRow, tenancyFacts } from "../../src/handovers/queries.ts";
 import { fullRow, handoverRow, validBefore } from "../../src/handovers/row.ts";
@@ -51,6 +52,10 @@ describe("serving", () => {
     const second = await get(w.tenancyId);
     expect(second.text).toBe(row!.rowJson!);
     expect(second.body).toEqual(await live(w.tenancyId));
+    // Proof that REST reads the store (in the key check's statement): an edited stored row is what it serves.
+    await db`update handover_rows set row_json = replace(row_json, '"tenancyStatus":"notice_given"', '"tenancyStatus":"active"')
+             where workspace_id = ${ws.id} and tenancy_id = ${w.tenancyId}`;
+    expect((await get(w.tenancyId)).body.tenancyStatus).toBe("active");
   });
 
   test("keys without inspections:read or keys:read get the stored row with those fields null, exactly as computed", async () => {
@@ -79,6 +84,27 @@ describe("serving", () => {
     const foreign = await get(w.tenancyId, other.key);
     expect([foreign.status, foreign.body._tag]).toEqual([404, "HandoverNotFound"]);
     expect(await storedRow(db, other.id, w.tenancyId)).toBeUndefined();
+  });
+
+  test("over MCP (the key checked before the tool runs, so no prefetch) the row is read and stored the same way", async () => {
+    const w = await world();
+    const s = await connectHttp(h.app as unknown as Handler, { key: ws.key });
+    try {
+      const call = async () => ((await s.client.callTool({ name: "handovers_forTenancy", arguments: { tenancyId: w.tenancyId } })) as any).structuredContent;
+      const first = await call(); // computed and stored
+      expect(JSON.parse((await storedRow(db, ws.id, w.tenancyId))!)).toEqual(first);
+      const second = await call(); // served from the store
+      expect(second).toEqual(first);
+      expect(second).toEqual((await get(w.tenancyId)).body);
+      // Proof that MCP reads the store: a stored row edited behind the triggers' back is what it serves.
+      await db`update handover_rows set row_json = replace(row_json, '"tenancyStatus":"notice_given"', '"tenancyStatus":"active"')
+               where workspace_id = ${ws.id} and tenancy_id = ${w.tenancyId}`;
+      expect((await call()).tenancyStatus).toBe("active");
+      await db`update tenancies set status = 'ended' where workspace_id = ${ws.id} and id = ${w.tenancyId}`;
+      expect((await call()).tenancyStatus).toBe("ended");
+    } finally {
+      await s.close();
+    }
   });
 
   test("an unknown tenancy stores nothing and stays HandoverNotFound", async () => {
