@@ -2,6 +2,7 @@
 FROM oven/bun:1.4.5-slim AS deps
 WORKDIR /app
 COPY package.json bun.lock ./
+COPY patches ./patches
 RUN bun install --frozen-lockfile --production --ignore-scripts
 
 FROM oven/bun:1.4.5-slim
