@@ -206,32 +206,29 @@ function refuse(leases: TokenLeases, hex: string): KeyLookup {
   return { found: false };
 }
 
-/** The live key with this hash (not revoked, not expired), its capacity and its lease size (leaseSize in SQL). */
+/** The conditions of a live key with this hash (not revoked, not expired), on `api_keys k`. */
 function liveKey(db: Db, hash: Buffer) {
-  return db`
-    select id, workspace_id, scopes, created_by_user_id, budget_per_minute::float8 as capacity,
-           greatest(1, least(100, floor(budget_per_minute / 100.0)))::int as lease
-    from api_keys
-    where key_hash = ${hash} and revoked_at is null and expires_at > clock_timestamp()`;
+  return db`k.key_hash = ${hash} and k.revoked_at is null and k.expires_at > clock_timestamp()`;
 }
 
-/** The key, its workspace's facts, its modules, whether its creator owns the workspace now, and the extra read. */
+/**
+ * The key (`k`), its workspace's facts (`w`: modules and owner as the workspace row mirrors them, sql/0009),
+ * whether the key's creator owns the workspace now, and the extra read.
+ */
 function keyFacts(db: Db, extra: ExtraRead | undefined) {
   return db`
     ${extra ? db`(${extra}) as prefetched,` : db``}
     k.id as key_id, k.workspace_id, w.slug, w.name as workspace_name, array_to_string(k.scopes, ' ') as scopes, k.created_by_user_id,
-    k.capacity, w.suspended_at, w.suspension_reason,
-    coalesce((select string_agg(m.module_id, ' ') from workspace_modules m where m.workspace_id = k.workspace_id), '') as modules,
-    exists (select 1 from users u where u.workspace_id = k.workspace_id and u.id = k.created_by_user_id
-            and u.role = 'owner') as owner_created`;
+    k.budget_per_minute::float8 as capacity, w.suspended_at, w.suspension_reason,
+    array_to_string(w.module_ids, ' ') as modules, coalesce(k.created_by_user_id = w.owner_user_id, false) as owner_created`;
 }
 
-/** A live key, read only (while this process holds leased tokens of it). */
+/** A live key, read only (while this process holds leased tokens of it): two rows by index, the key and its workspace. */
 async function readKey(db: Db, hash: Buffer, extra: ExtraRead | undefined): Promise<AuthRow | undefined> {
   const [row] = await db<AuthRow[]>`
-    with k as (${liveKey(db, hash)})
     select ${keyFacts(db, extra)}, null::float8 as tokens, null::int as granted
-    from k join workspaces w on w.id = k.workspace_id`;
+    from api_keys k join workspaces w on w.id = k.workspace_id
+    where ${liveKey(db, hash)}`;
   return row;
 }
 
@@ -241,7 +238,10 @@ async function leaseKey(db: Db, hash: Buffer, extra: ExtraRead | undefined): Pro
   // The bucket refills by elapsed × capacity / 60 up to capacity; `granted` whole tokens are taken (0 when
   // less than one is there), at most the lease size.
   const [row] = await db<AuthRow[]>`
-    with k as (${liveKey(db, hash)}), c as (
+    with k as (
+      select k.*, k.budget_per_minute::float8 as capacity, greatest(1, least(100, floor(k.budget_per_minute / 100.0)))::int as lease
+      from api_keys k where ${liveKey(db, hash)}
+    ), c as (
       select clock_timestamp() as at
     ), b as (
       update rate_buckets rb set
