@@ -19,8 +19,8 @@ const h = await harness();
 const db = h.database.db;
 
 /** Workspaces whose mirrors differ from workspace_modules and users (none when the triggers are right). */
-async function mismatches(on: Db = db) {
-  return on`
+async function mismatches(on: Db = db): Promise<unknown[]> {
+  const rows = await on`
     select w.id, w.module_ids, w.owner_user_id,
            (select coalesce(array_agg(m.module_id order by m.module_id), '{}') from workspace_modules m where m.workspace_id = w.id) as modules,
            (select u.id from users u where u.workspace_id = w.id and u.role = 'owner') as owner
@@ -28,6 +28,7 @@ async function mismatches(on: Db = db) {
     where (select array_agg(x order by x) from unnest(w.module_ids) x) is distinct from
           (select array_agg(m.module_id order by m.module_id) from workspace_modules m where m.workspace_id = w.id)
        or w.owner_user_id is distinct from (select u.id from users u where u.workspace_id = w.id and u.role = 'owner')`;
+  return [...rows];
 }
 
 async function addUser(workspaceId: string, role: "owner" | "admin" | "staff", on: Db = db): Promise<string> {
@@ -186,7 +187,7 @@ test("sql/0009 fills the mirrors of existing workspaces", async () => {
     expect(await migrate(fresh)).toContain("0009_key_check_facts.sql");
     const rows = await fresh<{ id: string; moduleIds: string[]; ownerUserId: string | null }[]>`
       select id, module_ids, owner_user_id from workspaces order by slug`;
-    expect(rows).toEqual([
+    expect([...rows]).toEqual([
       { id: a.id, moduleIds: ["maintenance-pro", "telephony"], ownerUserId: a.ownerUserId },
       { id: b.id, moduleIds: [], ownerUserId: null },
     ]);
