@@ -6,6 +6,7 @@ import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { driveWrk } from "./wrk.ts";
+import { cpuPerRequest, sampleCpu } from "./cpu.ts";
 import { requestMaker, type ScenarioName } from "./scenarios.ts";
 import type { LoadPools } from "./seed.ts";
 
@@ -22,6 +23,8 @@ export interface LoadSpec {
   /** Send exactly this many requests (then `seconds` is only an upper bound). */
   amount?: number;
   generator: LoadGenerator;
+  /** The service's pid: the measured window's CPU a request is read from /proc (bench/cpu.ts). */
+  servicePid?: number;
 }
 
 /** The load generators the benchmark can drive. */
@@ -41,6 +44,8 @@ export interface LoadResult {
   /** Socket errors and timeouts. */
   errors: number;
   statusCounts: Record<string, number>;
+  /** CPU µs a request over the measured window: the service's and the Postgres server's (when its processes are on this machine). */
+  cpu?: { serviceMicros: number | null; postgresMicros: number | null };
 }
 
 function percentile(sorted: Float64Array, p: number): number | null {
@@ -104,7 +109,9 @@ if (import.meta.main) {
   const run = (seconds: number, runId: string) =>
     spec.generator === "wrk" ? driveWrk(spec, pools, seconds, runId, workDir) : drive(spec, pools, seconds, runId);
   if (spec.warmupSeconds > 0) await run(spec.warmupSeconds, `${spec.runId}w`);
+  const before = spec.servicePid ? sampleCpu(spec.servicePid) : undefined;
   const result = await run(spec.seconds, spec.runId);
+  if (before) result.cpu = cpuPerRequest(before, sampleCpu(spec.servicePid!), result.requests);
   process.stdout.write(JSON.stringify(result) + "\n");
   process.exit(0);
 }

@@ -33,6 +33,7 @@ export function ratio(a: number | null, b: number | null): number | null {
 }
 
 const fmt = (v: number | null, digits = 0) => (v === null ? "-" : v.toLocaleString("en-GB", { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const cpu = (us: number | null | undefined) => (us === null || us === undefined ? "-" : `${us.toFixed(0)} µs`);
 const mib = (kib: number | null) => (kib === null ? "-" : `${(kib / 1024).toFixed(0)} MiB`);
 
 function table(header: string[], rows: string[][]): string {
@@ -61,6 +62,7 @@ export function renderReport(r: BenchReport): string {
     table(["scenario", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx", "5xx", "errors", "ratio to baseline"], rows),
     "",
     `Status codes: ${r.scenarios.map((s) => `${s.scenario} ${Object.entries(s.statusCounts).map(([k, v]) => `${k}×${v}`).join(" ") || "none"}`).join("; ")}`,
+    `CPU a request over each measured window, service / Postgres: ${r.scenarios.map((s) => `${s.scenario} ${cpu(s.cpu?.serviceMicros)} / ${cpu(s.cpu?.postgresMicros)}`).join(", ")}`,
     `Peak RSS of the service: ${mib(r.peakRssKiB)} (per scenario: ${r.scenarios.map((s) => `${s.scenario} ${mib(s.peakRssKiB)}`).join(", ")})`,
     `Cold start (bun src/main.ts to first /health 200): ${fmt(r.coldStart.migratedDatabaseMs)} ms on a migrated database, ` +
       `${fmt(r.coldStart.emptyDatabaseMs)} ms on an empty one (migrations applied)`,

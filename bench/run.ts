@@ -148,6 +148,7 @@ try {
     const load = await runScenario({
       url: service.url, apiKey: key.key, scenario: scenario.name, connections: scenario.connections, seconds,
       warmupSeconds: scenario.oncePerTenancy ? 0 : warmupSeconds, runId: `${runId}-${scenario.name}`, poolsFile,
+      servicePid: service.pid,
       // wrk only runs for a duration: a request per tenancy, exactly, is autocannon's `amount`.
       ...(scenario.oncePerTenancy ? { amount: pools.tenancyIds.length, generator: "autocannon" as const } : { generator }),
     });
