@@ -213,14 +213,15 @@ function liveKey(db: Db, hash: Buffer) {
 
 /**
  * The key (`k`), its workspace's facts (`w`: modules and owner as the workspace row mirrors them, sql/0009),
- * whether the key's creator owns the workspace now, and the extra read.
+ * whether the key's creator owns the workspace now, and the extra read. Scopes and modules come as the
+ * space-separated lists stored beside their arrays (sql/0010).
  */
 function keyFacts(db: Db, extra: ExtraRead | undefined) {
   return db`
     ${extra ? db`(${extra}) as prefetched,` : db``}
-    k.id as key_id, k.workspace_id, w.slug, w.name as workspace_name, array_to_string(k.scopes, ' ') as scopes, k.created_by_user_id,
+    k.id as key_id, k.workspace_id, w.slug, w.name as workspace_name, k.scope_list as scopes, k.created_by_user_id,
     k.budget_per_minute::float8 as capacity, w.suspended_at, w.suspension_reason,
-    array_to_string(w.module_ids, ' ') as modules, coalesce(k.created_by_user_id = w.owner_user_id, false) as owner_created`;
+    w.module_list as modules, coalesce(k.created_by_user_id = w.owner_user_id, false) as owner_created`;
 }
 
 /** A live key, read only (while this process holds leased tokens of it): two rows by index, the key and its workspace. */

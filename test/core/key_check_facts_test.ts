@@ -1,6 +1,7 @@
 /**
  * The key check reads a workspace's modules and owner from the workspace row (sql/0009): mirrors of
- * workspace_modules and users that triggers keep in the writing transaction. They must equal the source after
+ * workspace_modules and users that triggers keep in the writing transaction; scopes and modules as the text
+ * lists generated beside their arrays (sql/0010). They must equal the source after
  * every kind of write, also with concurrent writers, and the answers follow them from the next request on.
  */
 import { afterAll, expect, test } from "bun:test";
@@ -14,6 +15,7 @@ import { connect, type Db } from "../../src/core/db.ts";
 import { listMigrations, migrate, migrationsDir } from "../../src/core/migrate.ts";
 import { createWorkspace, entitle, unentitle } from "../../src/core/workspaces.ts";
 import { allScopes } from "../../src/core/groups.ts";
+import { createApiKey } from "../../src/core/api_keys.ts";
 
 const h = await harness();
 const db = h.database.db;
@@ -27,7 +29,9 @@ async function mismatches(on: Db = db): Promise<unknown[]> {
     from workspaces w
     where (select array_agg(x order by x) from unnest(w.module_ids) x) is distinct from
           (select array_agg(m.module_id order by m.module_id) from workspace_modules m where m.workspace_id = w.id)
-       or w.owner_user_id is distinct from (select u.id from users u where u.workspace_id = w.id and u.role = 'owner')`;
+       or w.owner_user_id is distinct from (select u.id from users u where u.workspace_id = w.id and u.role = 'owner')
+       or w.module_list is distinct from array_to_string(w.module_ids, ' ')
+       or exists (select 1 from api_keys k where k.workspace_id = w.id and k.scope_list is distinct from array_to_string(k.scopes, ' '))`;
   return [...rows];
 }
 
@@ -169,7 +173,7 @@ afterAll(async () => {
   await admin.unsafe(`drop database if exists "${name}" with (force)`).finally(() => admin.end());
 });
 
-test("sql/0009 fills the mirrors of existing workspaces", async () => {
+test("sql/0009 and sql/0010 fill the mirrors and lists of existing workspaces and keys", async () => {
   const admin = connect(server, { max: 1 });
   await admin.unsafe(`create database "${name}"`).finally(() => admin.end());
   const url = new URL(server);
@@ -184,13 +188,15 @@ test("sql/0009 fills the mirrors of existing workspaces", async () => {
     await entitle(fresh, "before-a", "telephony");
     await entitle(fresh, "before-a", "maintenance-pro");
     await fresh`delete from users where workspace_id = ${b.id}`;
-    expect(await migrate(fresh)).toContain("0009_key_check_facts.sql");
-    const rows = await fresh<{ id: string; moduleIds: string[]; ownerUserId: string | null }[]>`
-      select id, module_ids, owner_user_id from workspaces order by slug`;
+    const key = await createApiKey(fresh, { workspace: "before-a", name: "k", scopes: ["tasks:read", "keys:write"], expiresInDays: 7 });
+    expect(await migrate(fresh)).toEqual(["0009_key_check_facts.sql", "0010_key_check_lists.sql"]);
+    const rows = await fresh<{ id: string; moduleIds: string[]; moduleList: string; ownerUserId: string | null }[]>`
+      select id, module_ids, module_list, owner_user_id from workspaces order by slug`;
     expect([...rows]).toEqual([
-      { id: a.id, moduleIds: ["maintenance-pro", "telephony"], ownerUserId: a.ownerUserId },
-      { id: b.id, moduleIds: [], ownerUserId: null },
+      { id: a.id, moduleIds: ["maintenance-pro", "telephony"], moduleList: "maintenance-pro telephony", ownerUserId: a.ownerUserId },
+      { id: b.id, moduleIds: [], moduleList: "", ownerUserId: null },
     ]);
+    expect([...(await fresh`select scope_list from api_keys where id = ${key.id}`)]).toEqual([{ scopeList: "tasks:read keys:write" }]);
     expect(await mismatches(fresh)).toEqual([]);
   } finally {
     await fresh.end();
