@@ -117,8 +117,13 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     // 1. A key must be sent in x-api-key; a bearer token is refused the same way.
     if (!call.apiKey) throw new Unauthenticated();
     // 2. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash (which also
-    //    reads the operation's prefetch, used only once every check passed).
-    const found = call.lookup ?? (await authenticate(app.db, call.apiKey, app.leases, op.prefetch?.(app.db, call.params)));
+    //    reads the operation's prefetch, used only once every check passed). The prefetch binds the path
+    //    parameters, so it is made only when they match their schema: a value Postgres cannot take (a NUL
+    //    byte) would fail the key check's statement; invalid parameters are refused at step 9, as ever.
+    const prefetch = op.prefetch && !call.lookup && compiledCheck(op.params ?? emptyBody).Check(call.params)
+      ? op.prefetch(app.db, call.params)
+      : undefined;
+    const found = call.lookup ?? (await authenticate(app.db, call.apiKey, app.leases, prefetch));
     if (!found.found) throw new ApiKeyRejected();
     const { principal, bucket } = found;
     keyId = principal.keyId;

@@ -45,9 +45,10 @@ export interface RunArgs<P, Q, B> {
 /**
  * An operation's first read, evaluated inside the key check's own statement so that the request costs one
  * statement instead of two: a scalar subquery that may use `k.workspace_id` (the key's workspace) and must be
- * scoped by it. It gets the path parameters as sent, not validated yet: bind them as text (`${x}::text`, never
- * as a domain, whose check would fail the key check), never splice them. Its value reaches `run` only after
- * every check of CONTRACT.md §2 passed.
+ * scoped by it. It is made only when the path parameters match the operation's params schema (the other
+ * checks come after the statement): bind them as text (`${x}::text`), never splice them. Its value reaches
+ * `run` only after every check of CONTRACT.md §2 passed; without it (invalid parameters, MCP) `run` reads for
+ * itself.
  */
 export type Prefetch = (db: Db, params: Record<string, string>) => postgres.PendingQuery<postgres.Row[]>;
 

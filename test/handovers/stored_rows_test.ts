@@ -41,6 +41,17 @@ async function world() {
 }
 type World = Awaited<ReturnType<typeof world>>;
 
+describe("path parameters the key check's statement could not bind", () => {
+  test("a NUL byte in the tenancy id is RequestInvalid, not a fault; without a key it is still Unauthenticated", async () => {
+    for (const id of ["%00", "ten%00x"]) {
+      const res = await get(id);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ _tag: "RequestInvalid", issues: [{ path: "/params/tenancyId" }] });
+      expect((await h.request("GET", `/handovers/tenancies/${id}`, { key: null })).body).toEqual({ _tag: "Unauthenticated" });
+    }
+  });
+});
+
 describe("serving", () => {
   test("the first read stores the row, later reads serve it as stored, and it equals the row computed now", async () => {
     const w = await world();
