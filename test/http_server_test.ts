@@ -50,6 +50,7 @@ const cases: Case[] = [
   { name: "an unknown tenancy", method: "GET", path: "/handovers/tenancies/ten-unknown", key: true },
   { name: "an invalid id", method: "GET", path: "/handovers/tenancies/bad%20id", key: true },
   { name: "a malformed escape", method: "GET", path: "/handovers/tenancies/bad%zz", key: true },
+  { name: "a NUL byte in a path parameter", method: "GET", path: "/handovers/tenancies/ten%00x", key: true },
   { name: "an escaped percent sign is decoded once", method: "GET", path: "/handovers/tenancies/ten%252Dhttp%252D1", key: true },
   { name: "an encoded slash stays in the parameter", method: "GET", path: "/handovers/tenancies/ten%2Fhttp", key: true },
   { name: "a trailing slash", method: "GET", path: `/handovers/tenancies/${tenancyId}/`, key: true },
@@ -81,8 +82,8 @@ describe("the real server answers as app.handle does", () => {
     });
   }
 
-  test("a malformed escape, a double escape and an encoded slash are refused as invalid ids, not looked up", async () => {
-    for (const path of ["bad%zz", "ten%252Dhttp%252D1", "ten%2Fhttp"]) {
+  test("a malformed escape, a double escape, an encoded slash and a NUL byte are refused as invalid ids, not looked up", async () => {
+    for (const path of ["bad%zz", "ten%252Dhttp%252D1", "ten%2Fhttp", "ten%00x"]) {
       const res = await fetch(`${base}/handovers/tenancies/${path}`, { headers: { "x-api-key": ws.key } });
       expect({ path, status: res.status, tag: ((await res.json()) as any)._tag }).toEqual({ path, status: 400, tag: "RequestInvalid" });
     }
