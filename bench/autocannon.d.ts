@@ -36,7 +36,10 @@ declare module "autocannon" {
     latency: Histogram;
   }
   interface Instance extends PromiseLike<Result> {
-    on(event: "response", listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): void;
+    on(
+      event: "response",
+      listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void,
+    ): void;
     stop(): void;
   }
   function autocannon(options: Options): Instance;

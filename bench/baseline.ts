@@ -46,7 +46,8 @@ export function combineBaselines(runs: BaselineRun[]): BaselineResult {
     transactions,
     failed: runs.reduce((n, r) => n + r.result.failed, 0),
     seconds,
-    transactionsPerSecond: Math.round((runs.reduce((n, r) => n + r.result.transactionsPerSecond, 0) / runs.length) * 10) / 10,
+    transactionsPerSecond:
+      Math.round((runs.reduce((n, r) => n + r.result.transactionsPerSecond, 0) / runs.length) * 10) / 10,
     p50Ms: percentile(all, 50),
     p99Ms: percentile(all, 99),
     meanMs: all.length ? Math.round((sum / all.length) * 100) / 100 : null,
@@ -60,6 +61,24 @@ SELECT id, workspace_id, scopes, created_by_user_id, budget_per_minute FROM api_
   WHERE key_hash = decode(:keyhash, 'hex') AND revoked_at IS NULL AND expires_at > now();
 UPDATE rate_buckets SET tokens = greatest(tokens - 1, 0), updated_at = clock_timestamp() WHERE key_id = :keyid;
 SELECT * FROM tenancies WHERE workspace_id = :ws AND id = :prefix::text || :t::text;
+`;
+
+/**
+ * The agenda page's bare SQL (issue 19): the key check, then an indexed range read of the same rows as the service's
+ * agenda scenario (a random week in the seeded ±60 days, one random member of staff, cancelled events left out, the
+ * property, staff and contact names joined, at most 201 rows), each statement on its own.
+ */
+export const agendaBaselineScript = `\\set s random(1, :staff)
+\\set d random(-60, 53)
+SELECT id, workspace_id, scopes, created_by_user_id, budget_per_minute FROM api_keys
+  WHERE key_hash = decode(:keyhash, 'hex') AND revoked_at IS NULL AND expires_at > now();
+SELECT e.*, p.label, u.name AS staff_name, c.name AS contact_name FROM calendar_events e
+  LEFT JOIN properties p ON p.workspace_id = e.workspace_id AND p.id = e.property_id
+  LEFT JOIN users u ON u.workspace_id = e.workspace_id AND u.id = e.staff_user_id
+  LEFT JOIN contacts c ON c.workspace_id = e.workspace_id AND c.id = e.contact_id
+  WHERE e.workspace_id = :ws AND e.staff_user_id = 'staff-' || :s AND e.status <> 'cancelled'
+    AND e.starts_at >= current_date + (:d)::int AND e.starts_at < current_date + (:d)::int + 7
+  ORDER BY e.starts_at, e.id LIMIT 201;
 `;
 
 function percentile(sorted: Float64Array, p: number): number | null {
@@ -80,20 +99,45 @@ export async function runBaseline(input: {
   keyHashHex: string;
   tenancies: number;
   tenancyPrefix: string;
+  /** Another script than the baseline's (agendaBaselineScript), with its own variables (`-D name=value`). */
+  other?: { script: string; defines: Record<string, string> };
 }): Promise<BaselineRun> {
   mkdirSync(input.workDir, { recursive: true });
   const script = join(input.workDir, "baseline.sql");
-  writeFileSync(script, baselineScript);
+  writeFileSync(script, input.other?.script ?? baselineScript);
   const args = [
-    "-n", "-M", "prepared", "-c", String(input.connections), "-j", "2", "-T", String(input.seconds),
-    "-f", script,
-    "-D", `tenancies=${input.tenancies}`, "-D", `keyhash=${input.keyHashHex}`, "-D", `keyid=${input.keyId}`,
-    "-D", `ws=${input.workspaceId}`, "-D", `prefix=${input.tenancyPrefix}`,
-    "-l", `--log-prefix=${join(input.workDir, "pgbench_log")}`,
+    "-n",
+    "-M",
+    "prepared",
+    "-c",
+    String(input.connections),
+    "-j",
+    "2",
+    "-T",
+    String(input.seconds),
+    "-f",
+    script,
+    "-D",
+    `tenancies=${input.tenancies}`,
+    "-D",
+    `keyhash=${input.keyHashHex}`,
+    "-D",
+    `keyid=${input.keyId}`,
+    "-D",
+    `ws=${input.workspaceId}`,
+    "-D",
+    `prefix=${input.tenancyPrefix}`,
+    ...Object.entries(input.other?.defines ?? {}).flatMap(([name, value]) => ["-D", `${name}=${value}`]),
+    "-l",
+    `--log-prefix=${join(input.workDir, "pgbench_log")}`,
     input.databaseUrl,
   ];
   const proc = Bun.spawn([input.pgbench, ...args], { cwd: input.workDir, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   if (code !== 0) throw new Error(`pgbench exited with ${code}: ${err.trim() || out.trim()}`);
   const number = (re: RegExp) => {
     const m = out.match(re);
@@ -113,9 +157,10 @@ export async function runBaseline(input: {
   const transactions = number(/number of transactions actually processed: (\d+)/);
   const failed = number(/number of failed transactions: (\d+)/);
   const result: BaselineResult = {
-    command: `pgbench -n -M prepared -c ${input.connections} -j 2 -T ${input.seconds} -f baseline.sql -D tenancies=${input.tenancies} ` +
+    command:
+      `pgbench -n -M prepared -c ${input.connections} -j 2 -T ${input.seconds} -f baseline.sql -D tenancies=${input.tenancies} ` +
       `-D keyhash=<sha256 of the baseline key> -D keyid=<its id> -D ws=<workspace id> -D prefix=${input.tenancyPrefix} -l <database>`,
-    script: baselineScript,
+    script: input.other?.script ?? baselineScript,
     connections: input.connections,
     transactions,
     failed: Number.isNaN(failed) ? 0 : failed,

@@ -51,11 +51,19 @@ export function sampleCpu(servicePid: number): CpuSample {
 }
 
 /** CPU µs a request between two samples: the service's, and Postgres's (processes alive at both samples; backends started in between count from zero). */
-export function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): { serviceMicros: number | null; postgresMicros: number | null } {
+export function cpuPerRequest(
+  before: CpuSample,
+  after: CpuSample,
+  requests: number,
+): { serviceMicros: number | null; postgresMicros: number | null } {
   if (requests <= 0) return { serviceMicros: null, postgresMicros: null };
-  const service = before.service !== null && after.service !== null ? (after.service - before.service) / requests : null;
+  const service =
+    before.service !== null && after.service !== null ? (after.service - before.service) / requests : null;
   let postgres = 0;
   for (const [pid, us] of after.postgres) postgres += us - (before.postgres.get(pid) ?? 0);
   const round = (v: number) => Math.round(v * 10) / 10;
-  return { serviceMicros: service === null ? null : round(service), postgresMicros: after.postgres.size ? round(postgres / requests) : null };
+  return {
+    serviceMicros: service === null ? null : round(service),
+    postgresMicros: after.postgres.size ? round(postgres / requests) : null,
+  };
 }

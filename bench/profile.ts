@@ -5,7 +5,7 @@ import { authenticate } from "../src/core/auth.ts";
 import { createWorkspace } from "../src/core/workspaces.ts";
 import { createApiKey } from "../src/core/api_keys.ts";
 import { allScopes } from "../src/core/groups.ts";
-import { tenancyFacts } from "../src/handovers/queries.ts";
+import { tenancyInputs } from "../src/handovers/queries.ts";
 import { handoverRow } from "../src/handovers/row.ts";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -21,14 +21,31 @@ const db = connect(bench.url, { max: 4 });
 try {
   await migrate(db);
   const ws = await createWorkspace(db, { slug: "profile", name: "Profile" });
-  await seedWorkspace(db, { workspaceId: ws.id, ownerUserId: ws.ownerUserId, scale: Number(process.env.BENCH_SCALE ?? 0.1) });
-  const key = await createApiKey(db, { workspace: "profile", name: "p", scopes: [...allScopes], expiresInDays: 7, budgetPerMinute: 1_000_000 });
-  const ids = (await db<{ id: string }[]>`select id from tenancies where workspace_id = ${ws.id} limit 500`).map((r) => r.id);
+  await seedWorkspace(db, {
+    workspaceId: ws.id,
+    ownerUserId: ws.ownerUserId,
+    scale: Number(process.env.BENCH_SCALE ?? 0.1),
+  });
+  const key = await createApiKey(db, {
+    workspace: "profile",
+    name: "p",
+    scopes: [...allScopes],
+    expiresInDays: 7,
+    budgetPerMinute: 1_000_000,
+  });
+  const ids = (await db<{ id: string }[]>`select id from tenancies where workspace_id = ${ws.id} limit 500`).map(
+    (r) => r.id,
+  );
   const n = Number(process.env.N ?? 2000);
   if (process.env.EXPLAIN) {
     let captured: { text: string; params: unknown[] } | undefined;
-    const spy = connect(bench.url, { max: 1, debug: (_c: number, text: string, params: unknown[]) => void (text.includes("from tenancies t") && (captured ??= { text, params })) } as any);
-    await tenancyFacts(spy, ws.id, ids[0]!);
+    const spy = connect(bench.url, {
+      max: 1,
+      debug: (_c: number, text: string, params: unknown[]) => {
+        if (text.includes("from tenancies t")) captured ??= { text, params };
+      },
+    } as any);
+    await tenancyInputs(spy, ws.id, ids[0]!);
     const plan = await spy.unsafe(`explain (analyze, buffers, summary) ${captured!.text}`, captured!.params as any[]);
     console.log(plan.map((r: any) => r["QUERY PLAN"] ?? Object.values(r)[0]).join("\n"));
     await spy.end();
@@ -42,25 +59,38 @@ try {
   };
   await time("select 1", () => db`select 1`);
   await time("authenticate (key check; a lease write a 100)", () => authenticate(db, key.key));
-  await time("tenancyFacts (the handover statement)", (i) => tenancyFacts(db, ws.id, ids[i % ids.length]!));
-  const facts = await Promise.all(ids.slice(0, 100).map((id) => tenancyFacts(db, ws.id, id)));
-  await time("handoverRow (pure)", (i) => handoverRow(facts[i % 100]!, { inspections: true, keys: true }));
-  const rows = facts.map((f) => handoverRow(f!, { inspections: true, keys: true }));
+  await time("tenancyInputs (the handover statement)", (i) => tenancyInputs(db, ws.id, ids[i % ids.length]!));
+  const inputs = await Promise.all(ids.slice(0, 100).map((id) => tenancyInputs(db, ws.id, id)));
+  await time("handoverRow (pure)", (i) => handoverRow(inputs[i % 100]!, { inspections: true, keys: true }));
+  const rows = inputs.map((f) => handoverRow(f!, { inspections: true, keys: true }));
   await time("JSON.stringify of the row", (i) => JSON.stringify(rows[i % 100]));
   const config = loadConfig({ DATABASE_URL: bench.url, LOG_LEVEL: "warn" });
   const log = createLogger("warn");
   const app = buildApp({ db, config, log, jobs: new Jobs(bench.url, log) });
   // Every row read once: stored (sql/0008); the next line times reads of stored rows.
-  for (const id of ids) await app.handle(new Request(`http://localhost/handovers/tenancies/${id}`, { headers: { "x-api-key": key.key } })).then((r) => r.text());
+  for (const id of ids)
+    await app
+      .handle(new Request(`http://localhost/handovers/tenancies/${id}`, { headers: { "x-api-key": key.key } }))
+      .then((r) => r.text());
   await time("app.handle GET handover, stored row", (i) =>
-    app.handle(new Request(`http://localhost/handovers/tenancies/${ids[i % ids.length]}`, { headers: { "x-api-key": key.key } })).then((r) => r.text()),
+    app
+      .handle(
+        new Request(`http://localhost/handovers/tenancies/${ids[i % ids.length]}`, {
+          headers: { "x-api-key": key.key },
+        }),
+      )
+      .then((r) => r.text()),
   );
-  await time("app.handle GET /health (select 1)", () => app.handle(new Request("http://localhost/health")).then((r) => r.text()));
+  await time("app.handle GET /health (select 1)", () =>
+    app.handle(new Request("http://localhost/health")).then((r) => r.text()),
+  );
   await time("app.handle handover, no key (no database)", (i) =>
     app.handle(new Request(`http://localhost/handovers/tenancies/${ids[i % ids.length]}`)).then((r) => r.text()),
   );
   await time("app.handle handover, unknown tenancy", () =>
-    app.handle(new Request(`http://localhost/handovers/tenancies/nope`, { headers: { "x-api-key": key.key } })).then((r) => r.text()),
+    app
+      .handle(new Request(`http://localhost/handovers/tenancies/nope`, { headers: { "x-api-key": key.key } }))
+      .then((r) => r.text()),
   );
   console.log(`row size ~${JSON.stringify(rows[0]).length} bytes`);
 } finally {

@@ -16,11 +16,20 @@ export interface ScenarioReport extends LoadResult {
 /** Everything one run measured. */
 export interface BenchReport {
   startedAt: string;
-  settings: { seconds: number; warmupSeconds: number; scale: number; server: "DATABASE_URL" | "embedded"; database: string; loadGenerator: string };
+  settings: {
+    seconds: number;
+    warmupSeconds: number;
+    scale: number;
+    server: "DATABASE_URL" | "embedded";
+    database: string;
+    loadGenerator: string;
+  };
   machine: { cpus: number; bun: string; postgres: string };
   seed: { ms: number; counts: Record<string, number>; stepsMs: Record<string, number> };
   scenarios: ScenarioReport[];
   baseline: BaselineResult;
+  /** The agenda page's bare SQL under pgbench (agendaBaselineScript), and the agenda's req/s over its tps. */
+  agendaBaseline?: BaselineResult & { ratio: number | null };
   peakRssKiB: number | null;
   coldStart: { emptyDatabaseMs: number; migratedDatabaseMs: number };
   embeddedFirstStartMs: number | null;
@@ -32,36 +41,87 @@ export function ratio(a: number | null, b: number | null): number | null {
   return Math.round((a / b) * 100) / 100;
 }
 
-const fmt = (v: number | null, digits = 0) => (v === null ? "-" : v.toLocaleString("en-GB", { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const fmt = (v: number | null, digits = 0) =>
+  v === null ? "-" : v.toLocaleString("en-GB", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const cpu = (us: number | null | undefined) => (us === null || us === undefined ? "-" : `${us.toFixed(0)} µs`);
 const mib = (kib: number | null) => (kib === null ? "-" : `${(kib / 1024).toFixed(0)} MiB`);
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...rows.map(line)].join("\n");
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
+  return [
+    line(header),
+    `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`,
+    ...rows.map(line),
+  ].join("\n");
 }
 
 /** The report as text for stdout. */
 export function renderReport(r: BenchReport): string {
   const rows = r.scenarios.map((s) => [
-    s.generator === r.settings.loadGenerator ? s.label : `${s.label} (${s.generator})`, String(s.connections), fmt(s.requestsPerSecond), fmt(s.p50Ms, 2), fmt(s.p99Ms, 2),
-    fmt(s.non2xx), fmt(s.status5xx), fmt(s.errors),
+    s.generator === r.settings.loadGenerator ? s.label : `${s.label} (${s.generator})`,
+    String(s.connections),
+    fmt(s.requestsPerSecond),
+    fmt(s.p50Ms, 2),
+    fmt(s.p99Ms, 2),
+    fmt(s.non2xx),
+    fmt(s.status5xx),
+    fmt(s.errors),
     s.ratioToBaseline.requestsPerSecond === null ? "-" : `${s.ratioToBaseline.requestsPerSecond.toFixed(2)}×`,
   ]);
   const b = r.baseline;
   const runs = b.runs && b.runs.length > 1 ? ` (mean of ${b.runs.map((t) => fmt(t)).join(" before, ")} after)` : "";
-  rows.push([`baseline: pgbench key+bucket+row${runs}`, String(b.connections), fmt(b.transactionsPerSecond), fmt(b.p50Ms, 2), fmt(b.p99Ms, 2), "-", "-", fmt(b.failed), "1.00×"]);
-  const counts = Object.entries(r.seed.counts).map(([k, v]) => `${k} ${v.toLocaleString("en-GB")}`).join(", ");
+  rows.push([
+    `baseline: pgbench key+bucket+row${runs}`,
+    String(b.connections),
+    fmt(b.transactionsPerSecond),
+    fmt(b.p50Ms, 2),
+    fmt(b.p99Ms, 2),
+    "-",
+    "-",
+    fmt(b.failed),
+    "1.00×",
+  ]);
+  const a = r.agendaBaseline;
+  if (a) {
+    const agenda = r.scenarios.find((s) => s.scenario === "agenda");
+    rows.push([
+      `agenda's bare SQL: pgbench key + range read (agenda ${a.ratio === null ? "-" : `${a.ratio.toFixed(2)}×`} of it)`,
+      String(a.connections),
+      fmt(a.transactionsPerSecond),
+      fmt(a.p50Ms, 2),
+      fmt(a.p99Ms, 2),
+      "-",
+      "-",
+      fmt(a.failed),
+      agenda ? (ratio(a.transactionsPerSecond, b.transactionsPerSecond)?.toFixed(2) ?? "-") + "×" : "-",
+    ]);
+  }
+  const counts = Object.entries(r.seed.counts)
+    .map(([k, v]) => `${k} ${v.toLocaleString("en-GB")}`)
+    .join(", ");
   return [
     `Benchmark ${r.startedAt}: ${r.settings.seconds} s a scenario (+${r.settings.warmupSeconds} s warm-up), scale ${r.settings.scale}, ` +
       `${r.settings.server === "embedded" ? "embedded Postgres" : "DATABASE_URL's server"} (${r.machine.postgres}), ${r.machine.cpus} CPUs, Bun ${r.machine.bun}, ` +
       `load from ${r.settings.loadGenerator}`,
     `Seed: ${(r.seed.ms / 1000).toFixed(1)} s (${counts})`,
     "",
-    table(["scenario", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx", "5xx", "errors", "ratio to baseline"], rows),
+    table(
+      ["scenario", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx", "5xx", "errors", "ratio to baseline"],
+      rows,
+    ),
     "",
-    `Status codes: ${r.scenarios.map((s) => `${s.scenario} ${Object.entries(s.statusCounts).map(([k, v]) => `${k}×${v}`).join(" ") || "none"}`).join("; ")}`,
+    `Status codes: ${r.scenarios
+      .map(
+        (s) =>
+          `${s.scenario} ${
+            Object.entries(s.statusCounts)
+              .map(([k, v]) => `${k}×${v}`)
+              .join(" ") || "none"
+          }`,
+      )
+      .join("; ")}`,
     `CPU a request over each measured window, service / Postgres: ${r.scenarios.map((s) => `${s.scenario} ${cpu(s.cpu?.serviceMicros)} / ${cpu(s.cpu?.postgresMicros)}`).join(", ")}`,
     `Peak RSS of the service: ${mib(r.peakRssKiB)} (per scenario: ${r.scenarios.map((s) => `${s.scenario} ${mib(s.peakRssKiB)}`).join(", ")})`,
     `Cold start (bun src/main.ts to first /health 200): ${fmt(r.coldStart.migratedDatabaseMs)} ms on a migrated database, ` +

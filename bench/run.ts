@@ -2,7 +2,8 @@
  * `bun run bench`: starts the service on a fresh database, seeds one workspace at scale, drives it over loopback
  * from a separate load-generator process, runs the pgbench baseline on the same server, and prints the figures
  * (JSON under ./.data/bench/). Settings: BENCH_SECONDS (10), BENCH_SCALE (1), BENCH_WARMUP_SECONDS (2), PGBENCH,
- * BENCH_LOADGEN (wrk when installed, else autocannon).
+ * BENCH_LOADGEN (wrk when installed, else autocannon); BENCH_ONLY (scenario names, comma-separated); growth over
+ * several scales: --scales 0.1,1,5 or BENCH_SCALES (bench/growth.ts).
  */
 import { ulid } from "ulid";
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -17,10 +18,19 @@ import { createBenchDatabase, openServer, timeEmbeddedFirstStart } from "./datab
 import { root, startService, type ServiceProcess } from "./service.ts";
 import { loadPools, seedWorkspace, verifySeed } from "./seed.ts";
 import { scenarios } from "./scenarios.ts";
-import { combineBaselines, runBaseline, type BaselineRun } from "./baseline.ts";
+import { agendaBaselineScript, combineBaselines, runBaseline, type BaselineRun } from "./baseline.ts";
 import { ratio, renderReport, type BenchReport, type ScenarioReport } from "./report.ts";
 import type { LoadGenerator, LoadResult, LoadSpec } from "./load.ts";
 import { wrkPath } from "./wrk.ts";
+import { requestedScales, runGrowth } from "./growth.ts";
+
+// Growth (bench/growth.ts): --scales / BENCH_SCALES runs this script once a scale, with the read scenarios only.
+const growthScales = requestedScales(process.argv, process.env);
+if (growthScales) {
+  await runGrowth(growthScales);
+  process.exit(0);
+}
+const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : undefined;
 
 function setting(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -87,10 +97,19 @@ process.on("SIGTERM", () => void cleanup().finally(() => process.exit(143)));
 async function runScenario(spec: LoadSpec): Promise<LoadResult> {
   const specFile = join(workDir, `${spec.scenario}.json`);
   writeFileSync(specFile, JSON.stringify(spec));
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "load.ts"), specFile], { cwd: root, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "load.ts"), specFile], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   const last = out.trim().split("\n").pop() ?? "";
-  if (code !== 0 || !last.startsWith("{")) throw new Error(`load generator for ${spec.scenario} failed (exit ${code}): ${err.trim() || out.trim()}`);
+  if (code !== 0 || !last.startsWith("{"))
+    throw new Error(`load generator for ${spec.scenario} failed (exit ${code}): ${err.trim() || out.trim()}`);
   return JSON.parse(last) as LoadResult;
 }
 
@@ -108,18 +127,36 @@ try {
 
   const db = connect(database.url, { max: 4 });
   cleanups.push(() => db.end({ timeout: 5 }));
-  const [{ version }] = (await db`select current_setting('server_version') as version`) as unknown as [{ version: string }];
+  const [{ version }] = (await db`select current_setting('server_version') as version`) as unknown as [
+    { version: string },
+  ];
   const workspace = await createWorkspace(db, { slug: "bench", name: "Benchmark Lettings", ownerName: "Bench Owner" });
   await entitle(db, "bench", "maintenance-pro");
   await entitle(db, "bench", "telephony");
   progress(`seeding at scale ${scale}`);
   const seedStarted = performance.now();
-  const { counts, timings: seedSteps } = await seedWorkspace(db, { workspaceId: workspace.id, ownerUserId: workspace.ownerUserId, scale });
+  const { counts, timings: seedSteps } = await seedWorkspace(db, {
+    workspaceId: workspace.id,
+    ownerUserId: workspace.ownerUserId,
+    scale,
+  });
   const seedMs = Math.round(performance.now() - seedStarted);
   progress(`seeded in ${(seedMs / 1000).toFixed(1)} s`);
   await verifySeed(db, workspace.id);
-  const key = await createApiKey(db, { workspace: "bench", name: "Benchmark", scopes: [...allScopes], expiresInDays: 7, budgetPerMinute: 1_000_000 });
-  const baselineKey = await createApiKey(db, { workspace: "bench", name: "Baseline", scopes: [...allScopes], expiresInDays: 7, budgetPerMinute: 1_000_000 });
+  const key = await createApiKey(db, {
+    workspace: "bench",
+    name: "Benchmark",
+    scopes: [...allScopes],
+    expiresInDays: 7,
+    budgetPerMinute: 1_000_000,
+  });
+  const baselineKey = await createApiKey(db, {
+    workspace: "bench",
+    name: "Baseline",
+    scopes: [...allScopes],
+    expiresInDays: 7,
+    budgetPerMinute: 1_000_000,
+  });
   const pools = await loadPools(db, workspace.id);
   const poolsFile = join(workDir, "pools.json");
   writeFileSync(poolsFile, JSON.stringify(pools));
@@ -130,36 +167,81 @@ try {
   const baselineRuns: BaselineRun[] = [];
   const baselineRun = async (when: string) => {
     progress(`baseline (${when}): pgbench, 64 connections, ${seconds} s`);
-    baselineRuns.push(await runBaseline({
-      pgbench, databaseUrl: database.url, connections: 64, seconds, workDir: join(workDir, `pgbench-${when}`),
-      workspaceId: workspace.id, keyId: baselineKey.id, keyHashHex: hashKey(baselineKey.key).toString("hex"),
-      tenancies: counts.tenancies, tenancyPrefix: "ten-",
-    }));
+    baselineRuns.push(
+      await runBaseline({
+        pgbench,
+        databaseUrl: database.url,
+        connections: 64,
+        seconds,
+        workDir: join(workDir, `pgbench-${when}`),
+        workspaceId: workspace.id,
+        keyId: baselineKey.id,
+        keyHashHex: hashKey(baselineKey.key).toString("hex"),
+        tenancies: counts.tenancies,
+        tenancyPrefix: "ten-",
+      }),
+    );
   };
   const service: ServiceProcess = await startService({ databaseUrl: database.url, logFile: serviceLog });
   cleanups.push(() => service.stop());
   progress(`service pid ${service.pid} answered /health ${service.coldStartMs} ms after spawning`);
   let peakRssKiB = service.peakRssKiB();
-  const results: { scenario: (typeof scenarios)[number]; connections: number; load: LoadResult; peakRssKiB: number | null }[] = [];
-  for (const scenario of scenarios) {
+  const results: {
+    scenario: (typeof scenarios)[number];
+    connections: number;
+    load: LoadResult;
+    peakRssKiB: number | null;
+  }[] = [];
+  let agendaBaseline: BenchReport["agendaBaseline"];
+  for (const scenario of scenarios.filter((s) => !only || only.includes(s.name))) {
     // A fixed number of requests is sent over at most as many connections (autocannon refuses more: tiny scales).
-    const connections = scenario.oncePerTenancy ? Math.min(scenario.connections, pools.tenancyIds.length) : scenario.connections;
+    const connections = scenario.oncePerTenancy
+      ? Math.min(scenario.connections, pools.tenancyIds.length)
+      : scenario.connections;
     progress(`${scenario.label}: ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s`);
     if (scenario.baselineAround) await baselineRun("before");
     service.resetPeak();
     const load = await runScenario({
-      url: service.url, apiKey: key.key, scenario: scenario.name, connections, seconds,
-      warmupSeconds: scenario.oncePerTenancy ? 0 : warmupSeconds, runId: `${runId}-${scenario.name}`, poolsFile,
+      url: service.url,
+      apiKey: key.key,
+      scenario: scenario.name,
+      connections,
+      seconds,
+      warmupSeconds: scenario.oncePerTenancy ? 0 : warmupSeconds,
+      runId: `${runId}-${scenario.name}`,
+      poolsFile,
       servicePid: service.pid,
       // wrk only runs for a duration: a request per tenancy, exactly, is autocannon's `amount`.
-      ...(scenario.oncePerTenancy ? { amount: pools.tenancyIds.length, generator: "autocannon" as const } : { generator }),
+      ...(scenario.oncePerTenancy
+        ? { amount: pools.tenancyIds.length, generator: "autocannon" as const }
+        : { generator }),
     });
     const peak = service.peakRssKiB();
     if (peak !== null) peakRssKiB = Math.max(peakRssKiB ?? 0, peak);
     results.push({ scenario, connections, load, peakRssKiB: peak });
     if (scenario.baselineAround) await baselineRun("after");
+    // The agenda page's bare SQL under pgbench, right after the agenda scenario, at the same concurrency.
+    if (scenario.name === "agenda") {
+      progress(`agenda's bare SQL: pgbench, ${connections} connections, ${seconds} s`);
+      const run = await runBaseline({
+        pgbench,
+        databaseUrl: database.url,
+        connections,
+        seconds,
+        workDir: join(workDir, "pgbench-agenda"),
+        workspaceId: workspace.id,
+        keyId: baselineKey.id,
+        keyHashHex: hashKey(baselineKey.key).toString("hex"),
+        tenancies: counts.tenancies,
+        tenancyPrefix: "ten-",
+        other: { script: agendaBaselineScript, defines: { staff: String(pools.staffIds.length) } },
+      });
+      agendaBaseline = { ...run.result, ratio: ratio(load.requestsPerSecond, run.result.transactionsPerSecond) };
+    }
   }
   await service.stop();
+  // BENCH_ONLY without the stored-row scenario: the baseline runs once, after the scenarios.
+  if (baselineRuns.length === 0) await baselineRun("after");
 
   const baseline = combineBaselines(baselineRuns);
 
@@ -185,11 +267,19 @@ try {
   }));
   const report: BenchReport = {
     startedAt: startedAt.toISOString(),
-    settings: { seconds, warmupSeconds, scale, server: server.embedded ? "embedded" : "DATABASE_URL", database: database.name, loadGenerator: generator },
+    settings: {
+      seconds,
+      warmupSeconds,
+      scale,
+      server: server.embedded ? "embedded" : "DATABASE_URL",
+      database: database.name,
+      loadGenerator: generator,
+    },
     machine: { cpus: cpus().length, bun: Bun.version, postgres: version },
     seed: { ms: seedMs, counts: { ...counts }, stepsMs: seedSteps },
     scenarios: scenarioReports,
     baseline,
+    agendaBaseline,
     peakRssKiB,
     coldStart: { emptyDatabaseMs, migratedDatabaseMs: service.coldStartMs },
     embeddedFirstStartMs,
@@ -198,6 +288,20 @@ try {
   writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n");
   console.log(renderReport(report));
   console.log(`\nJSON: ${jsonFile}`);
+  // Webhooks (bench/webhooks.ts): on the same server, in a database of its own, with the service's workers on.
+  progress("webhooks: deliveries a second, and writes with one active subscription vs none");
+  const webhooks = Bun.spawn([process.execPath, join(root, "bench", "webhooks.ts")], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: server.url,
+      BENCH_SECONDS: String(Math.min(seconds, 5)),
+      BENCH_EVENTS: String(Math.max(5, Math.round(100 * scale))),
+    },
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  if ((await webhooks.exited) !== 0) throw new Error("bench/webhooks.ts failed");
 } catch (error) {
   progress(`failed: ${(error as Error).stack ?? error}`);
   process.exitCode = 1;

@@ -51,7 +51,10 @@ export function requestMaker(name: ScenarioName, pools: LoadPools, runId: string
       return () => {
         // A week starting anywhere in the seeded ±60 days.
         const from = today + (Math.floor(Math.random() * 114) - 60) * day;
-        return { method: "GET", path: `/calendar/agenda?staffId=${encodeURIComponent(any(pools.staffIds))}&from=${ymd(from)}&to=${ymd(from + 7 * day)}` };
+        return {
+          method: "GET",
+          path: `/calendar/agenda?staffId=${encodeURIComponent(any(pools.staffIds))}&from=${ymd(from)}&to=${ymd(from + 7 * day)}`,
+        };
       };
     }
     case "duplicateCheck":
@@ -64,7 +67,11 @@ export function requestMaker(name: ScenarioName, pools: LoadPools, runId: string
       let n = 0;
       return () => {
         n += 1;
-        return { method: "POST", path: "/companies", body: JSON.stringify({ requestId: `bench-${runId}-${n}`, name: `Bench Company ${runId} ${n}` }) };
+        return {
+          method: "POST",
+          path: "/companies",
+          body: JSON.stringify({ requestId: `bench-${runId}-${n}`, name: `Bench Company ${runId} ${n}` }),
+        };
       };
     }
   }

@@ -41,28 +41,151 @@ export function countsFor(scale: number): SeedCounts {
 }
 
 const firstNames = [
-  "Olivia", "Amelia", "Isla", "Ava", "Mia", "Grace", "Freya", "Lily", "Ella", "Sophia", "Noah", "Oliver", "George",
-  "Arthur", "Leo", "Harry", "Oscar", "Jack", "Charlie", "Theo", "Priya", "Aisha", "Mohammed", "Yusuf", "Zofia",
-  "Tomasz", "Chloe", "Ruby", "Evie", "Alfie", "Joshua", "Ethan", "Hannah", "Emily", "Daniel", "Samuel", "Fatima",
-  "Ibrahim", "Niamh", "Cerys",
+  "Olivia",
+  "Amelia",
+  "Isla",
+  "Ava",
+  "Mia",
+  "Grace",
+  "Freya",
+  "Lily",
+  "Ella",
+  "Sophia",
+  "Noah",
+  "Oliver",
+  "George",
+  "Arthur",
+  "Leo",
+  "Harry",
+  "Oscar",
+  "Jack",
+  "Charlie",
+  "Theo",
+  "Priya",
+  "Aisha",
+  "Mohammed",
+  "Yusuf",
+  "Zofia",
+  "Tomasz",
+  "Chloe",
+  "Ruby",
+  "Evie",
+  "Alfie",
+  "Joshua",
+  "Ethan",
+  "Hannah",
+  "Emily",
+  "Daniel",
+  "Samuel",
+  "Fatima",
+  "Ibrahim",
+  "Niamh",
+  "Cerys",
 ];
 const lastNames = [
-  "Smith", "Jones", "Taylor", "Brown", "Williams", "Wilson", "Johnson", "Davies", "Patel", "Robinson", "Wright",
-  "Thompson", "Evans", "Walker", "White", "Roberts", "Green", "Hall", "Thomas", "Clarke", "Jackson", "Wood", "Harris",
-  "Edwards", "Turner", "Martin", "Cooper", "Hill", "Ward", "Hughes", "Moore", "Clark", "King", "Harrison", "Lewis",
-  "Baker", "Lee", "Allen", "Morris", "Khan", "Scott", "Watson", "Davis", "Parker", "James", "Bennett", "Young",
-  "Phillips", "Richardson", "Mitchell", "Kowalski", "Nowak", "O'Brien", "Murphy", "Kelly", "Ahmed", "Ali", "Singh",
-  "Campbell", "Stewart",
+  "Smith",
+  "Jones",
+  "Taylor",
+  "Brown",
+  "Williams",
+  "Wilson",
+  "Johnson",
+  "Davies",
+  "Patel",
+  "Robinson",
+  "Wright",
+  "Thompson",
+  "Evans",
+  "Walker",
+  "White",
+  "Roberts",
+  "Green",
+  "Hall",
+  "Thomas",
+  "Clarke",
+  "Jackson",
+  "Wood",
+  "Harris",
+  "Edwards",
+  "Turner",
+  "Martin",
+  "Cooper",
+  "Hill",
+  "Ward",
+  "Hughes",
+  "Moore",
+  "Clark",
+  "King",
+  "Harrison",
+  "Lewis",
+  "Baker",
+  "Lee",
+  "Allen",
+  "Morris",
+  "Khan",
+  "Scott",
+  "Watson",
+  "Davis",
+  "Parker",
+  "James",
+  "Bennett",
+  "Young",
+  "Phillips",
+  "Richardson",
+  "Mitchell",
+  "Kowalski",
+  "Nowak",
+  "O'Brien",
+  "Murphy",
+  "Kelly",
+  "Ahmed",
+  "Ali",
+  "Singh",
+  "Campbell",
+  "Stewart",
 ];
-const companyWords = ["Property Services", "Building", "Plumbing & Heating", "Electrical", "Lettings", "Estates", "Maintenance", "Roofing", "Locksmiths", "Cleaning"];
+const companyWords = [
+  "Property Services",
+  "Building",
+  "Plumbing & Heating",
+  "Electrical",
+  "Lettings",
+  "Estates",
+  "Maintenance",
+  "Roofing",
+  "Locksmiths",
+  "Cleaning",
+];
 const companySuffixes = ["Ltd", "Limited", "LLP", "", "PLC", "& Sons"];
-const streets = ["High Street", "Station Road", "Church Lane", "Victoria Road", "Mill Lane", "Park Avenue", "Queens Road", "The Crescent", "Albert Street", "Kings Road"];
-const towns = ["London", "Manchester", "Birmingham", "Leeds", "Bristol", "Nottingham", "Liverpool", "Cardiff", "Edinburgh", "Glasgow"];
+const streets = [
+  "High Street",
+  "Station Road",
+  "Church Lane",
+  "Victoria Road",
+  "Mill Lane",
+  "Park Avenue",
+  "Queens Road",
+  "The Crescent",
+  "Albert Street",
+  "Kings Road",
+];
+const towns = [
+  "London",
+  "Manchester",
+  "Birmingham",
+  "Leeds",
+  "Bristol",
+  "Nottingham",
+  "Liverpool",
+  "Cardiff",
+  "Edinburgh",
+  "Glasgow",
+];
 const postcodeAreas = ["SW1A", "M1", "B33", "LS6", "BS8", "NG7", "L17", "CF10", "EH1", "G12"];
 const letters = "ABDEFGHJLNPQRSTUWXYZ";
 
 /** A deterministic pseudo-random integer in [0, n) for a seed value. */
-function pick(seed: number, n: number): number {
+export function pick(seed: number, n: number): number {
   let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return ((h ^ (h >>> 16)) >>> 0) % n;
@@ -110,10 +233,16 @@ function contactRow(i: number, c: SeedCounts) {
           ? `${handle}.${i}@gmail.com`
           : `person${i}@example.com`;
   const digits = String(i).padStart(6, "0");
-  const mobile = i % 8 === 7 ? null : i % 4 === 1 ? `07700 ${digits}` : i % 4 === 2 ? `+44 7700 ${digits}` : `+447700${digits}`;
+  const mobile =
+    i % 8 === 7 ? null : i % 4 === 1 ? `07700 ${digits}` : i % 4 === 2 ? `+44 7700 ${digits}` : `+447700${digits}`;
   const hasAddress = i % 5 !== 4;
   const rawPostcode = hasAddress ? (i % 6 === 0 ? postcodeOf(i).toLowerCase().replace(" ", "") : postcodeOf(i)) : null;
-  const registrationNumber = kind === "company" ? (i % 4 === 0 ? `SC${String(i % 1_000_000).padStart(6, "0")}` : String((i * 7919) % 10_000_000)) : null;
+  const registrationNumber =
+    kind === "company"
+      ? i % 4 === 0
+        ? `SC${String(i % 1_000_000).padStart(6, "0")}`
+        : String((i * 7919) % 10_000_000)
+      : null;
   const norms = contactNorms({ name, email, mobile, addressPostcode: rawPostcode, registrationNumber });
   return {
     id: `con-${i}`,
@@ -126,20 +255,28 @@ function contactRow(i: number, c: SeedCounts) {
     addressPostcode: rawPostcode,
     roles,
     registrationNumber,
-    registrationJurisdiction: registrationNumber ? (registrationNumber.startsWith("SC") ? "scotland" : "england_wales") : null,
+    registrationJurisdiction: registrationNumber
+      ? registrationNumber.startsWith("SC")
+        ? "scotland"
+        : "england_wales"
+      : null,
     website: kind === "company" ? `https://www.${last.toLowerCase().replace(/[^a-z]/g, "")}${i}.example.com` : null,
     ...norms,
     archivedAt: i % 97 === 0 ? new Date(Date.now() - 86_400_000 * (i % 300)).toISOString() : null,
   };
 }
 
-/** Inserts the contacts (their norms computed in TS by contactNorms) a column array per parameter, 20,000 rows a statement. */
-async function seedContacts(tx: Tx, workspaceId: string, c: SeedCounts) {
+/**
+ * Inserts the contacts (their norms computed in TS by contactNorms) a column array per parameter, 20,000 rows a
+ * statement: c.contacts people and companies, the first ones the tenants, landlords and contractors of c.
+ */
+export async function seedContacts(tx: Tx, workspaceId: string, c: SeedCounts) {
   const batch = 20_000;
   for (let start = 1; start <= c.contacts; start += batch) {
     const rows: ReturnType<typeof contactRow>[] = [];
     for (let i = start; i < start + batch && i <= c.contacts; i++) rows.push(contactRow(i, c));
-    const col = <K extends keyof ReturnType<typeof contactRow>>(k: K) => rows.map((r) => r[k] ?? null) as (string | null)[];
+    const col = <K extends keyof ReturnType<typeof contactRow>>(k: K) =>
+      rows.map((r) => r[k] ?? null) as (string | null)[];
     await tx`
       insert into contacts (workspace_id, id, kind, name, email, mobile, address_line1, address_town, address_postcode, roles,
                             registration_number, registration_jurisdiction, website, name_norm, email_norm, email_canon,
@@ -421,9 +558,9 @@ export async function seedWorkspace(
       cross join lateral (select (array['viewing', 'viewing', 'inspection', 'maintenance', 'valuation', 'meeting', 'check_in', 'check_out'])[1 + e % 8] as kind) k
       cross join lateral (select id, label from properties where workspace_id = ${ws} and id = 'prop-' || (1 + e * 31 % ${P}::int)) p
       cross join lateral (
-        select ((london_today() + ((e * 7919) % 121 - 60))::timestamp + time '08:00'
+        select ((london_today() + ((e * 7919::bigint) % 121 - 60)::int)::timestamp + time '08:00'
                   + make_interval(mins => 15 * ((e * 104729::bigint) % 40)::int)) at time zone 'Europe/London' as starts_at,
-               case when e % 20 = 0 then 'cancelled' when (e * 7919) % 121 < 60 and e % 5 <> 0 then 'completed' else 'scheduled' end as status
+               case when e % 20 = 0 then 'cancelled' when (e * 7919::bigint) % 121 < 60 and e % 5 <> 0 then 'completed' else 'scheduled' end as status
       ) x`;
     mark("calendar_events");
 
@@ -563,7 +700,9 @@ export async function verifySeed(db: Db, workspaceId: string): Promise<void> {
   for (const invoice of invoices) {
     const derived = deriveInvoice(invoice) as unknown as Record<string, unknown>;
     if (Object.entries(derived).some(([k, v]) => invoice.stored[k] !== v)) {
-      throw new Error(`seed: invoice ${invoice.id} stores ${JSON.stringify(invoice.stored)}, deriveInvoice gives ${JSON.stringify(derived)}`);
+      throw new Error(
+        `seed: invoice ${invoice.id} stores ${JSON.stringify(invoice.stored)}, deriveInvoice gives ${JSON.stringify(derived)}`,
+      );
     }
   }
   const contacts = await db`

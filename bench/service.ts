@@ -34,7 +34,11 @@ export interface ServiceProcess {
 }
 
 /** Starts the service on a database and waits for /health to answer 200. Output goes to `logFile`. */
-export async function startService(input: { databaseUrl: string; logFile: string; env?: Record<string, string> }): Promise<ServiceProcess> {
+export async function startService(input: {
+  databaseUrl: string;
+  logFile: string;
+  env?: Record<string, string>;
+}): Promise<ServiceProcess> {
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const fd = openSync(input.logFile, "a");
@@ -45,6 +49,8 @@ export async function startService(input: { databaseUrl: string; logFile: string
       ...process.env,
       CHECK_RESPONSES: "false",
       BUN_JSC_forceRAMSize: process.env.BUN_JSC_forceRAMSize || serviceRamSize,
+      // No load balancer to drain from: stop at once on SIGTERM.
+      SHUTDOWN_DRAIN_MS: "0",
       ...input.env,
       DATABASE_URL: input.databaseUrl,
       HOST: "127.0.0.1",
@@ -81,7 +87,9 @@ export async function startService(input: { databaseUrl: string; logFile: string
     coldStartMs: Math.round(coldStartMs),
     peakRssKiB() {
       try {
-        const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+        const line = readFileSync(`/proc/${pid}/status`, "utf8")
+          .split("\n")
+          .find((l) => l.startsWith("VmHWM:"));
         return line ? Number(line.replace(/\D+/g, "")) : null;
       } catch {
         return null;

@@ -15,7 +15,13 @@ export const wrkPath = (): string | null => Bun.which("wrk");
 const threads = 2;
 
 /** Runs wrk for `seconds` and reads its JSON line (wrk runs for a duration: a spec with `amount` needs autocannon). */
-export async function driveWrk(spec: LoadSpec, pools: LoadPools, seconds: number, runId: string, workDir: string): Promise<LoadResult> {
+export async function driveWrk(
+  spec: LoadSpec,
+  pools: LoadPools,
+  seconds: number,
+  runId: string,
+  workDir: string,
+): Promise<LoadResult> {
   const next = requestMaker(spec.scenario, pools, runId);
   // Enough distinct requests that a run never repeats a fresh requestId (companies) nor cycles a short list.
   if (spec.amount) throw new Error("wrk runs for a duration; drive a fixed number of requests with autocannon");
@@ -28,20 +34,46 @@ export async function driveWrk(spec: LoadSpec, pools: LoadPools, seconds: number
   const file = join(workDir, `${runId}.requests`);
   writeFileSync(file, lines.join("\n") + "\n");
   const proc = Bun.spawn(
-    [wrkPath()!, "-t", String(threads), "-c", String(spec.connections), "-d", `${seconds}s`, "--timeout", "30s",
-      "-s", join(import.meta.dir, "wrk.lua"), spec.url],
+    [
+      wrkPath()!,
+      "-t",
+      String(threads),
+      "-c",
+      String(spec.connections),
+      "-d",
+      `${seconds}s`,
+      "--timeout",
+      "30s",
+      "-s",
+      join(import.meta.dir, "wrk.lua"),
+      spec.url,
+    ],
     {
       env: { ...process.env, BENCH_REQUESTS: file, BENCH_KEY: spec.apiKey, BENCH_THREADS: String(threads) },
       stdout: "pipe",
       stderr: "pipe",
     },
   );
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  const last = out.trim().split("\n").filter((l) => l.startsWith("{")).pop();
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  const last = out
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .pop();
   if (code !== 0 || !last) throw new Error(`wrk failed (exit ${code}): ${err.trim() || out.trim()}`);
   const w = JSON.parse(last) as {
-    requests: number; durationUs: number; p50Us: number; p99Us: number; meanUs: number;
-    statusCounts: Record<string, number>; socketErrors: number; timeouts: number;
+    requests: number;
+    durationUs: number;
+    p50Us: number;
+    p99Us: number;
+    meanUs: number;
+    statusCounts: Record<string, number>;
+    socketErrors: number;
+    timeouts: number;
   };
   const statuses = Object.entries(w.statusCounts);
   const answered = statuses.reduce((a, [, n]) => a + n, 0);

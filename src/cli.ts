@@ -1,42 +1,86 @@
-/** The operator's commands (CONTRACT.md §5): one JSON object on stdout; errors as JSON with a `_tag` on stderr, exit 2. */
+/**
+ * The operator's commands (CONTRACT.md §5): one JSON object on stdout; errors as JSON with a `_tag` on stderr, exit 2.
+ * Help and usage mistakes are for people: the usage as plain text (help on stdout, exit 0; a mistake on stderr,
+ * exit 2).
+ */
 import { readFileSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
 import { loadConfig, ConfigError, type LogLevel } from "./config.ts";
 import type { Logger } from "./core/log.ts";
-import { openDatabase, type OpenDatabase } from "./core/runtime.ts";
-import { isConnectionError } from "./core/db.ts";
+import { EmbeddedPostgresFailed, migrateOn, openDatabase, type OpenDatabase } from "./core/db.ts";
+import { databaseUnavailable } from "./core/startup_failure.ts";
 import { AppError, IntegrationUnavailable, TaggedError } from "./core/errors.ts";
-import { createWorkspace, suspendWorkspace, resumeWorkspace, entitle, unentitle } from "./core/workspaces.ts";
+import {
+  createWorkspace,
+  suspendWorkspace,
+  resumeWorkspace,
+  entitle,
+  unentitle,
+  workspaceIdOf,
+} from "./core/workspaces.ts";
 import { createApiKey, revokeApiKey, listApiKeys, expiryChoices } from "./core/api_keys.ts";
 import { ensureDemo } from "./workspace_import/demo.ts";
 import { importWorkspace } from "./workspace_import/import.ts";
 import { ImportRejected } from "./workspace_import/errors.ts";
 import { moduleIds, WorkspaceDocument } from "./workspace_import/schema.ts";
-import { migrate } from "./core/migrate.ts";
+import { revokePortalAccess } from "./maintenance_pro/portal_access.ts";
+import { addNumber, e164, listNumbers, removeNumber } from "./telephony/numbers.ts";
+import {
+  createSubscription,
+  listSubscriptions,
+  rotateSubscriptionSecret,
+  setSubscriptionActive,
+  subscriptionDeliveries,
+} from "./webhooks/subscriptions.ts";
 
 /** The usage text. */
-export const usage = `usage: bun run cli <command>
-  migrate
-  workspace create --slug S --name N [--owner-email E]
-  workspace suspend --slug S --reason R
-  workspace resume --slug S
-  workspace entitle --slug S --module M
-  workspace unentitle --slug S --module M
-  key create --workspace S --name N --scopes a:read,b:write --expires-in-days 7|30|90|365 [--created-by owner|USER_ID] [--budget-per-minute K]
-  key revoke --id ID
-  key list --workspace S
-  import --workspace S FILE        (FILE - reads standard input)
-  import-schema                    (the JSON Schema of the import document, with its rules in descriptions)
-  demo`;
+export const usage = `usage: bun run cli <command> [options]
 
-/** A command-line mistake: unknown command, missing, unknown or bad option. */
-export class UsageError extends TaggedError("UsageError", 400, { message: Type.String(), usage: Type.String() }) {}
+commands:
+  migrate                                    apply the pending migrations
+  workspace create --slug S --name N [--owner-email E]
+  workspace suspend --slug S --reason R      refuse every key of the workspace until resumed
+  workspace resume --slug S
+  workspace entitle --slug S --module M      modules: ${moduleIds.join(", ")}
+  workspace unentitle --slug S --module M
+  key create --workspace S --name N --scopes a:read,b:write --expires-in-days 7|30|90|365
+             [--created-by owner|USER_ID] [--budget-per-minute K]
+                                             prints the key's value, this once
+  key revoke --id ID
+  key list --workspace S                     never prints a key's value
+  import --workspace S FILE                  load a workspace document (FILE - reads standard input)
+  import-schema                              the import document's JSON Schema, its rules in descriptions
+  demo                                       the demo workspace (made once), a fresh key, the previous one revoked
+  portal revoke --workspace S --contact ID [--reason T]
+                                             revoke a landlord's portal access; its links stop working
+  sms-number add|remove --workspace S --number +44…
+                                             give or take an SMS number (E.164; one workspace each) for inbound SMS
+  sms-number list --workspace S
+  webhook create --workspace S --url URL --events a,b|* [--description T]
+                                             prints the subscription and its signing secret, this once
+  webhook list --workspace S                 never prints a secret
+  webhook disable --id ID | webhook enable --id ID
+  webhook rotate-secret --id ID              a new secret; the previous one keeps signing for 24 hours
+  webhook deliveries --id ID [--failed]      recent deliveries with their last attempt
+
+Each command prints one JSON object on stdout. A refusal prints a JSON object with a _tag on stderr and exits 2.
+The database is DATABASE_URL's, else the embedded Postgres under DATA_DIR (default ./.data).`;
+
+/** A command-line mistake: unknown command, missing, unknown or bad option. Printed as text, with the usage. */
+export class UsageError extends TaggedError("UsageError", 400, { message: Type.String() }) {}
+/** What `--help` answers: text to print as it is. */
+export class Help {
+  readonly text = usage;
+}
 /** No API key with that id. */
 export class ApiKeyNotFound extends TaggedError("ApiKeyNotFound", 404, { id: Type.String() }) {}
 /** A module id the service does not know. */
-export class ModuleUnknown extends TaggedError("ModuleUnknown", 400, { moduleId: Type.String(), known: Type.Array(Type.String()) }) {}
+export class ModuleUnknown extends TaggedError("ModuleUnknown", 400, {
+  moduleId: Type.String(),
+  known: Type.Array(Type.String()),
+}) {}
 
-const misuse = (message: string) => new UsageError({ message, usage });
+const misuse = (message: string) => new UsageError({ message });
 
 /** Splits argv into positionals and `--name value` (or `--name=value`) options. */
 export function parseArgs(argv: string[]): { positional: string[]; options: Record<string, string> } {
@@ -61,16 +105,27 @@ export function parseArgs(argv: string[]): { positional: string[]; options: Reco
 }
 
 /** Runs one command against a database opened on demand; returns what to print. */
-export async function run(argv: string[], open: (options: { migrate: boolean }) => Promise<OpenDatabase>): Promise<unknown> {
-  if (argv.includes("--help") || argv.includes("-h") || argv[0] === "help") return { usage };
+export async function run(
+  argv: string[],
+  open: (options: { migrate: boolean }) => Promise<OpenDatabase>,
+): Promise<unknown> {
+  if (argv.includes("--help") || argv.includes("-h") || argv[0] === "help") return new Help();
   if (argv.length === 0) throw misuse("no command given");
-  const { positional, options } = parseArgs(argv);
+  // `--failed` is the one option without a value.
+  const { positional, options } = parseArgs(argv.filter((a) => a !== "--failed"));
+  if (argv.includes("--failed")) options.failed = "true";
   const [command, sub] = positional;
-  const twoWords = command === "workspace" || command === "key";
+  const twoWords =
+    command === "workspace" ||
+    command === "key" ||
+    command === "portal" ||
+    command === "sms-number" ||
+    command === "webhook";
   const name = twoWords ? `${command} ${sub ?? ""}`.trim() : command!;
   const args = positional.slice(twoWords ? 2 : 1);
   const allow = (names: string[], positionals = 0) => {
-    for (const option of Object.keys(options)) if (!names.includes(option)) throw misuse(`${name} takes no option --${option}`);
+    for (const option of Object.keys(options))
+      if (!names.includes(option)) throw misuse(`${name} takes no option --${option}`);
     if (args.length > positionals) throw misuse(`${name}: unexpected ${JSON.stringify(args[positionals])}`);
   };
   const need = (option: string) => {
@@ -95,7 +150,7 @@ export async function run(argv: string[], open: (options: { migrate: boolean }) 
   switch (name) {
     case "migrate":
       allow([]);
-      return withDb(async ({ db }) => ({ applied: await migrate(db) }), false);
+      return withDb(({ sessionUrl }) => migrateOn(sessionUrl), false);
     case "workspace create": {
       allow(["slug", "name", "owner-email"]);
       const input = { slug: need("slug"), name: need("name"), ownerEmail: options["owner-email"] };
@@ -125,7 +180,10 @@ export async function run(argv: string[], open: (options: { migrate: boolean }) 
       allow(["workspace", "name", "scopes", "expires-in-days", "created-by", "budget-per-minute"]);
       const workspace = need("workspace");
       const keyName = need("name");
-      const scopes = need("scopes").split(",").map((s) => s.trim()).filter(Boolean);
+      const scopes = need("scopes")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (!scopes.length) throw misuse("--scopes names at least one scope");
       const days = need("expires-in-days");
       if (!(expiryChoices as readonly number[]).map(String).includes(days)) {
@@ -137,7 +195,14 @@ export async function run(argv: string[], open: (options: { migrate: boolean }) 
         throw misuse(`--budget-per-minute is a whole number from 1 to 1000000, not ${JSON.stringify(budgetText)}`);
       }
       return withDb(({ db }) =>
-        createApiKey(db, { workspace, name: keyName, scopes, expiresInDays: Number(days), createdBy: options["created-by"], budgetPerMinute: budget }),
+        createApiKey(db, {
+          workspace,
+          name: keyName,
+          scopes,
+          expiresInDays: Number(days),
+          createdBy: options["created-by"],
+          budgetPerMinute: budget,
+        }),
       );
     }
     case "key revoke": {
@@ -179,6 +244,61 @@ export async function run(argv: string[], open: (options: { migrate: boolean }) 
     case "demo":
       allow([]);
       return withDb(({ db }) => ensureDemo(db));
+    case "portal revoke": {
+      allow(["workspace", "contact", "reason"]);
+      const [workspace, contactId] = [need("workspace"), need("contact")];
+      const reason = options.reason?.trim() || null;
+      return withDb(async ({ db }) =>
+        revokePortalAccess(db, { workspaceId: await workspaceIdOf(db, workspace), contactId, reason }),
+      );
+    }
+    case "sms-number add":
+    case "sms-number remove": {
+      allow(["workspace", "number"]);
+      const [workspace, number] = [need("workspace"), need("number")];
+      if (!e164.test(number))
+        throw misuse(`--number is an E.164 number (+447700900123), not ${JSON.stringify(number)}`);
+      return withDb<unknown>(({ db }) =>
+        sub === "add" ? addNumber(db, workspace, number) : removeNumber(db, workspace, number),
+      );
+    }
+    case "sms-number list": {
+      allow(["workspace"]);
+      const workspace = need("workspace");
+      return withDb(({ db }) => listNumbers(db, workspace));
+    }
+    case "webhook create": {
+      allow(["workspace", "url", "events", "description"]);
+      const input = {
+        workspace: need("workspace"),
+        url: need("url"),
+        events: need("events"),
+        description: options.description,
+      };
+      const allowPrivate = loadConfig().webhooksAllowPrivate;
+      return withDb(({ db }) => createSubscription(db, input, { allowPrivate }));
+    }
+    case "webhook list": {
+      allow(["workspace"]);
+      const workspace = need("workspace");
+      return withDb(({ db }) => listSubscriptions(db, workspace));
+    }
+    case "webhook disable":
+    case "webhook enable": {
+      allow(["id"]);
+      const id = need("id");
+      return withDb(({ db }) => setSubscriptionActive(db, id, name === "webhook enable"));
+    }
+    case "webhook rotate-secret": {
+      allow(["id"]);
+      const id = need("id");
+      return withDb(({ db }) => rotateSubscriptionSecret(db, id));
+    }
+    case "webhook deliveries": {
+      allow(["id", "failed"]);
+      const id = need("id");
+      return withDb(({ db }) => subscriptionDeliveries(db, id, options.failed === "true"));
+    }
     default:
       throw misuse(`unknown command: ${positional.join(" ")}`);
   }
@@ -188,19 +308,37 @@ export async function run(argv: string[], open: (options: { migrate: boolean }) 
 function stderrLogger(level: LogLevel): Logger {
   const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
   const write = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
-    if (order[lvl] >= order[level]) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + "\n");
+    if (order[lvl] >= order[level])
+      process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + "\n");
   };
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
 
-/** The error body printed on stderr. */
+/**
+ * The error body printed on stderr: the tagged error, with database trouble as IntegrationUnavailable as in the API.
+ */
 export function errorBody(error: unknown): Record<string, unknown> {
   if (error instanceof AppError) return error.toBody();
-  if (error instanceof ConfigError) return new UsageError({ message: error.message, usage }).toBody();
-  if (isConnectionError(error)) {
-    return new IntegrationUnavailable({ integration: "database", detail: String((error as Error)?.message ?? error) }).toBody();
+  if (error instanceof EmbeddedPostgresFailed) {
+    const detail = `No DATABASE_URL is set and the embedded Postgres in ${error.dir} did not start: ${error.message}`;
+    return new IntegrationUnavailable({ integration: "database", detail }).toBody();
+  }
+  if (databaseUnavailable(error)) {
+    return new IntegrationUnavailable({
+      integration: "database",
+      detail: String((error as Error)?.message ?? error),
+    }).toBody();
   }
   return { _tag: "InternalError", message: String((error as Error)?.message ?? error) };
+}
+
+/**
+ * What a failed command prints on stderr: text for a mistake in the command line or environment, else the tagged JSON.
+ */
+export function errorText(error: unknown): string {
+  if (error instanceof UsageError) return `UsageError: ${error.fields.message}\n\n${usage}\n`;
+  if (error instanceof ConfigError) return `configuration: ${error.message}\n`;
+  return JSON.stringify(errorBody(error)) + "\n";
 }
 
 function print(stream: NodeJS.WriteStream, text: string): Promise<void> {
@@ -213,9 +351,9 @@ if (import.meta.main) {
     const config = loadConfig();
     const log = stderrLogger(process.env.LOG_LEVEL ? config.logLevel : "warn");
     const out = await run(process.argv.slice(2), (options) => openDatabase(config, log, options));
-    await print(process.stdout, JSON.stringify(out, null, 2) + "\n");
+    await print(process.stdout, out instanceof Help ? out.text + "\n" : JSON.stringify(out, null, 2) + "\n");
   } catch (error) {
-    await print(process.stderr, JSON.stringify(errorBody(error)) + "\n");
+    await print(process.stderr, errorText(error));
     code = 2;
   }
   process.exit(code);

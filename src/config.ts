@@ -7,6 +7,11 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export interface Config {
   /** Postgres connection string; undefined runs an embedded Postgres under dataDir. */
   databaseUrl: string | undefined;
+  /**
+   * The Postgres server itself when DATABASE_URL names a transaction pooler (PgBouncer): what needs a session of its
+   * own (the migration runner) connects here. Unset: DATABASE_URL.
+   */
+  databaseDirectUrl: string | undefined;
   host: string;
   port: number;
   /** Where the embedded Postgres, the email outbox and benchmark output live. */
@@ -14,8 +19,20 @@ export interface Config {
   logLevel: LogLevel;
   /** Connections in the request pool (default: twice the CPU cores, at least 4). */
   dbPoolMax: number;
-  /** Base address of the landlord portal, used in invitation links. */
+  /**
+   * Connections in the request pool when DATABASE_URL leads through a pooler (DB_POOL_MAX when set, else 16): each
+   * carries one query at a time there, and a commit holds its connection until the WAL is flushed.
+   */
+  dbPoolMaxBehindPooler: number;
+  /**
+   * Milliseconds a request-pool connection with queries outstanding may receive nothing from the database before it
+   * is taken for dead (a frozen server, a partition): its requests answer 503. 0 turns the bound off.
+   */
+  dbAnswerTimeoutMs: number;
+  /** Base address of the landlord portal, used in invitation links (default: PUBLIC_BASE_URL's `/portal`). */
   portalBaseUrl: string;
+  /** Requests a client address may make to the portal's public pages a minute (PORTAL_BUDGET_PER_MINUTE). */
+  portalBudgetPerMinute: number;
   /** SMTP server URL (smtp://user:pass@host:port); unset writes emails to dataDir/outbox. */
   smtpUrl: string | undefined;
   /** The From address of outgoing email. */
@@ -28,8 +45,35 @@ export interface Config {
   smsPerMinute: number;
   /** Start the job workers in this process. */
   workers: boolean;
+  /** Milliseconds a request's whole body may take to arrive (REQUEST_BODY_TIMEOUT_MS) before 408 RequestTimeout. */
+  bodyTimeoutMs: number;
+  /**
+   * The address the service is reached at from outside (PUBLIC_BASE_URL, no trailing slash): signed webhook URLs
+   * and links in emails are made from it. Default: http://localhost:PORT.
+   */
+  publicBaseUrl: string;
+  /**
+   * Proxies in front of the service that append the client's address to X-Forwarded-For (TRUSTED_PROXY_HOPS, 0 by
+   * default: the connection's peer is the client). The public routes' budgets count by that address.
+   */
+  trustedProxyHops: number;
+  /** Webhook posts one client address may make a minute, per integration (WEBHOOK_BUDGET_PER_MINUTE, 600). */
+  webhookBudgetPerMinute: number;
   /** Check every response against its declared schema (on in tests). */
   checkResponses: boolean;
+  /** Days events are kept (the feed and webhook deliveries) before the daily purge deletes them. */
+  eventsRetentionDays: number;
+  /** Lift the webhook URL rules (https only, no private address): tests and local development only. */
+  webhooksAllowPrivate: boolean;
+  /** Milliseconds a webhook delivery may take, answer included (10 s). */
+  webhookTimeoutMs: number;
+  /** Seconds between a delivery's failed attempts and its next: the Standard Webhooks schedule by default. */
+  webhookRetryDelays: readonly number[];
+  /**
+   * Milliseconds a replica answers /health with 503 after SIGTERM, still serving requests, before it stops taking
+   * connections: a load balancer's health check takes it out of rotation first (SHUTDOWN_DRAIN_MS).
+   */
+  shutdownDrainMs: number;
 }
 
 /** A configuration value that cannot be used. */
@@ -64,6 +108,16 @@ function url(env: Record<string, string | undefined>, name: string, fallback?: s
   return raw;
 }
 
+function delays(env: Record<string, string | undefined>, name: string, fallback: number[]) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return Object.freeze(fallback);
+  const values = raw.split(",").map((v) => Number(v.trim()));
+  if (values.length > 20 || !values.every((v) => Number.isInteger(v) && v >= 0 && v <= 86_400)) {
+    throw new ConfigError(`${name} must be up to 20 comma-separated whole seconds from 0 to 86400, not "${raw}"`);
+  }
+  return Object.freeze(values);
+}
+
 /** Reads the configuration from an environment (process.env by default). */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
   const logLevel = (env.LOG_LEVEL || "info") as LogLevel;
@@ -73,10 +127,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (env.SMS_PROVIDER_URL && (!env.SMS_ACCOUNT_SID || !env.SMS_AUTH_TOKEN)) {
     throw new ConfigError("SMS_PROVIDER_URL is set: SMS_ACCOUNT_SID and SMS_AUTH_TOKEN are needed too");
   }
+  if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL) {
+    throw new ConfigError("DATABASE_DIRECT_URL is set: DATABASE_URL (the pooler) is needed too");
+  }
+  const port = int(env, "PORT", 3000, 0, 65535);
+  const publicBaseUrl = url(env, "PUBLIC_BASE_URL", `http://localhost:${port || 3000}`)!.replace(/\/+$/, "");
   return Object.freeze({
     databaseUrl: url(env, "DATABASE_URL"),
+    databaseDirectUrl: url(env, "DATABASE_DIRECT_URL"),
     host: env.HOST || "0.0.0.0",
-    port: int(env, "PORT", 3000, 0, 65535),
+    port,
     dataDir: env.DATA_DIR || "./.data",
     logLevel,
     // Twice the cores, at least 4. Queries are pipelined, so a connection carries many reads at once, and fewer
@@ -84,7 +144,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // with 2 than with 4 (and 4 faster than 10 or 20). But a commit holds its connection until the disk has the
     // WAL: on a server with fsync on, POST /companies ran at ~330 a second with 2 and ~700 with 4.
     dbPoolMax: int(env, "DB_POOL_MAX", Math.max(4, 2 * availableParallelism()), 1, 200),
-    portalBaseUrl: url(env, "PORTAL_BASE_URL", "http://localhost:3000/portal")!.replace(/\/+$/, ""),
+    dbPoolMaxBehindPooler: int(env, "DB_POOL_MAX", 16, 1, 200),
+    dbAnswerTimeoutMs: int(env, "DB_ANSWER_TIMEOUT_MS", 5000, 0, 600_000),
+    portalBaseUrl: url(env, "PORTAL_BASE_URL", `${publicBaseUrl}/portal`)!.replace(/\/+$/, ""),
+    portalBudgetPerMinute: int(env, "PORTAL_BUDGET_PER_MINUTE", 30, 1, 100_000),
     smtpUrl: url(env, "SMTP_URL"),
     emailFrom: env.EMAIL_FROM || "Lettings Service <no-reply@lettings.invalid>",
     smsProviderUrl: url(env, "SMS_PROVIDER_URL"),
@@ -92,6 +155,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smsAuthToken: env.SMS_AUTH_TOKEN || undefined,
     smsPerMinute: int(env, "SMS_PER_MINUTE", 60, 1, 100000),
     workers: flag(env, "WORKERS", true),
+    bodyTimeoutMs: int(env, "REQUEST_BODY_TIMEOUT_MS", 10_000, 1, 600_000),
+    publicBaseUrl,
+    trustedProxyHops: int(env, "TRUSTED_PROXY_HOPS", 0, 0, 10),
+    webhookBudgetPerMinute: int(env, "WEBHOOK_BUDGET_PER_MINUTE", 600, 1, 1_000_000),
     checkResponses: flag(env, "CHECK_RESPONSES", false),
+    eventsRetentionDays: int(env, "EVENTS_RETENTION_DAYS", 30, 1, 3650),
+    webhooksAllowPrivate: flag(env, "WEBHOOKS_ALLOW_PRIVATE", false),
+    webhookTimeoutMs: int(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
+    webhookRetryDelays: delays(env, "WEBHOOK_RETRY_DELAYS", [5, 300, 1800, 7200, 18000, 36000, 36000]),
+    shutdownDrainMs: int(env, "SHUTDOWN_DRAIN_MS", 5000, 0, 600_000),
   });
 }

@@ -10,9 +10,19 @@ import { operations as calendar } from "./calendar/operations.ts";
 import { operations as keys } from "./keys/operations.ts";
 import { operations as telephony } from "./telephony/operations.ts";
 import { operations as entitlements } from "./entitlements/operations.ts";
+import { operations as events } from "./events/operations.ts";
 
 /** All operations, in API.md's order of the twelve (plus the hazard settings GET and the SMS send extension). */
 export const operations: readonly Operation[] = [
-  ...handovers, ...contractorInvoices, ...contacts, ...maintenancePro, ...tasks, ...compliance, ...calendar,
-  ...keys, ...telephony, ...entitlements,
+  ...handovers,
+  ...contractorInvoices,
+  ...contacts,
+  ...maintenancePro,
+  ...tasks,
+  ...compliance,
+  ...calendar,
+  ...keys,
+  ...telephony,
+  ...entitlements,
+  ...events,
 ];

@@ -3,6 +3,8 @@ import type { AppContext } from "./core/operation.ts";
 import { startLedgerPurge } from "./core/ledger_purge.ts";
 import { startInviteEmailWorker } from "./maintenance_pro/invite_email_worker.ts";
 import { startSmsWorker } from "./telephony/worker.ts";
+import { startEventsPurge } from "./events/purge.ts";
+import { startWebhookWorkers } from "./webhooks/deliver.ts";
 
 /** A feature's workers: started with the service, stopped by the job queue's graceful stop. */
 export type WorkerStarter = (ctx: AppContext) => Promise<void>;
@@ -12,6 +14,8 @@ export const workerStarters: WorkerStarter[] = [
   startLedgerPurge,
   (ctx) => startInviteEmailWorker(ctx),
   (ctx) => startSmsWorker(ctx),
+  startEventsPurge,
+  startWebhookWorkers,
 ];
 
 /** Starts every worker. */

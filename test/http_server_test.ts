@@ -4,8 +4,8 @@
  * (encoded ones too), unknown paths and methods, bodies, refusals.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { harness } from "./support/harness.ts";
+import { startService, type RunningService } from "./support/service.ts";
 import { Seed } from "./handovers/fixtures.ts";
 
 const h = await harness();
@@ -15,32 +15,15 @@ const unitId = await seed.unit({ meters: ["gas"] });
 const tenancyId = await seed.tenancy({ unitId, id: "ten-http-1" });
 await seed.keySet({ unitId, status: "checked_out", holderType: "tenant", tenancyId });
 
-let proc: ReturnType<typeof Bun.spawn>;
+let service: RunningService;
 let base = "";
 
 beforeAll(async () => {
-  proc = Bun.spawn(["bun", "src/main.ts"], {
-    cwd: join(import.meta.dir, ".."),
-    env: { ...process.env, DATABASE_URL: h.database.url, PORT: "0", HOST: "127.0.0.1", WORKERS: "false", LOG_LEVEL: "info", CHECK_RESPONSES: "true" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let out = "";
-  while (!base) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`service exited early: ${out}`);
-    out += new TextDecoder().decode(value);
-    const m = out.match(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
-    if (m) base = m[1]!;
-  }
-  reader.releaseLock();
+  service = await startService(h.database.url);
+  base = service.base;
 });
 
-afterAll(async () => {
-  proc.kill("SIGTERM");
-  await proc.exited;
-});
+afterAll(() => service?.stop());
 
 type Case = { name: string; method: string; path: string; key?: boolean; body?: string; contentType?: string };
 const cases: Case[] = [
@@ -51,8 +34,18 @@ const cases: Case[] = [
   { name: "an invalid id", method: "GET", path: "/handovers/tenancies/bad%20id", key: true },
   { name: "a malformed escape", method: "GET", path: "/handovers/tenancies/bad%zz", key: true },
   { name: "a NUL byte in a path parameter", method: "GET", path: "/handovers/tenancies/ten%00x", key: true },
-  { name: "an escaped percent sign is decoded once", method: "GET", path: "/handovers/tenancies/ten%252Dhttp%252D1", key: true },
-  { name: "an encoded slash stays in the parameter", method: "GET", path: "/handovers/tenancies/ten%2Fhttp", key: true },
+  {
+    name: "an escaped percent sign is decoded once",
+    method: "GET",
+    path: "/handovers/tenancies/ten%252Dhttp%252D1",
+    key: true,
+  },
+  {
+    name: "an encoded slash stays in the parameter",
+    method: "GET",
+    path: "/handovers/tenancies/ten%2Fhttp",
+    key: true,
+  },
   { name: "a trailing slash", method: "GET", path: `/handovers/tenancies/${tenancyId}/`, key: true },
   { name: "a missing parameter", method: "GET", path: "/handovers/tenancies/", key: true },
   { name: "an unknown method on a known path", method: "DELETE", path: `/handovers/tenancies/${tenancyId}`, key: true },
@@ -61,10 +54,30 @@ const cases: Case[] = [
   { name: "a query parameter", method: "GET", path: "/calendar/agenda?limit=5", key: true },
   { name: "a query parameter of the wrong type", method: "GET", path: "/calendar/agenda?limit=abc", key: true },
   { name: "an unknown query parameter", method: "GET", path: "/calendar/agenda?color=red", key: true },
-  { name: "a JSON body", method: "POST", path: "/contacts/duplicate-check", key: true, body: JSON.stringify({ email: "nobody@example.com" }) },
-  { name: "a body that is not JSON", method: "POST", path: "/contacts/duplicate-check", key: true, body: "email=x", contentType: "text/plain" },
-  { name: "a body over 64 KiB", method: "POST", path: "/contacts/duplicate-check", key: true, body: JSON.stringify({ email: "x".repeat(70_000) }) },
+  {
+    name: "a JSON body",
+    method: "POST",
+    path: "/contacts/duplicate-check",
+    key: true,
+    body: JSON.stringify({ email: "nobody@example.com" }),
+  },
+  {
+    name: "a body that is not JSON",
+    method: "POST",
+    path: "/contacts/duplicate-check",
+    key: true,
+    body: "email=x",
+    contentType: "text/plain",
+  },
+  {
+    name: "a body over 64 KiB",
+    method: "POST",
+    path: "/contacts/duplicate-check",
+    key: true,
+    body: JSON.stringify({ email: "x".repeat(70_000) }),
+  },
   { name: "the health check", method: "GET", path: "/health" },
+  { name: "the root", method: "GET", path: "/" },
 ];
 
 describe("the real server answers as app.handle does", () => {
@@ -76,7 +89,10 @@ describe("the real server answers as app.handle does", () => {
       const viaHandle = await h.request(c.method, c.path, { headers, body: c.body });
       const res = await fetch(`${base}${c.path}`, { method: c.method, headers, body: c.body });
       const text = await res.text();
-      expect({ status: res.status, body: JSON.parse(text) }).toEqual({ status: viaHandle.status, body: viaHandle.body });
+      expect({ status: res.status, body: JSON.parse(text) }).toEqual({
+        status: viaHandle.status,
+        body: viaHandle.body,
+      });
       expect(res.headers.get("content-type")).toBe(viaHandle.headers.get("content-type"));
       expect(res.headers.get("x-request-id")).toBeTruthy();
     });
@@ -85,7 +101,11 @@ describe("the real server answers as app.handle does", () => {
   test("a malformed escape, a double escape, an encoded slash and a NUL byte are refused as invalid ids, not looked up", async () => {
     for (const path of ["bad%zz", "ten%252Dhttp%252D1", "ten%2Fhttp", "ten%00x"]) {
       const res = await fetch(`${base}/handovers/tenancies/${path}`, { headers: { "x-api-key": ws.key } });
-      expect({ path, status: res.status, tag: ((await res.json()) as any)._tag }).toEqual({ path, status: 400, tag: "RequestInvalid" });
+      expect({ path, status: res.status, tag: ((await res.json()) as any)._tag }).toEqual({
+        path,
+        status: 400,
+        tag: "RequestInvalid",
+      });
     }
   });
 

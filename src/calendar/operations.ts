@@ -1,17 +1,21 @@
 /** The calendar group's operations. */
 import { Type } from "@sinclair/typebox";
 import { operation, Reply } from "../core/operation.ts";
+import { isId } from "../core/schema.ts";
 import { decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
-import { agendaPage } from "./queries.ts";
+import type { Static } from "@sinclair/typebox";
+import { agendaPage, type AgendaRow } from "./queries.ts";
 import { AgendaQuery, CalendarEvent } from "./schema.ts";
 import { maxWindowDays, resolveWindow } from "./window.ts";
 
 const cursorAt = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?\+00$/;
-const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Calendar events overlapping a window. */
 export const agenda = operation({
-  id: "calendar.agenda", group: "calendar", method: "GET", path: "/calendar/agenda",
+  id: "calendar.agenda",
+  group: "calendar",
+  method: "GET",
+  path: "/calendar/agenda",
   summary: "Calendar events overlapping a window.",
   description: [
     "Lists the calendar events that overlap the window [`from`, `to`): those with `startsAt < to` and `endsAt > from`,",
@@ -25,7 +29,7 @@ export const agenda = operation({
     "- Filters: `staffId` (staff are users: the event's `staffUserId`), `propertyId`, `contactId`, `kind`; cancelled",
     "  events (status `cancelled`) only with `includeCancelled=true`. Unknown query parameters are refused (400).",
     "- Pages: `limit` (default 200, at most 500). When more events follow, the answer carries",
-    "  `Link: <…>; rel=\"next\"`, an absolute URL repeating the query with a `cursor` and with `from` and `to` pinned to",
+    '  `Link: <…>; rel="next"`, an absolute URL repeating the query with a `cursor` and with `from` and `to` pinned to',
     "  the instants this page used (so a default window does not move at midnight). The body stays a plain array.",
     "  A cursor names a position in the order: following the links lists every event exactly once, even while events",
     "  are added or changed; an event added behind the position already reached is not listed.",
@@ -36,7 +40,10 @@ export const agenda = operation({
   responseHeaders: linkHeader,
   run: async ({ db, principal, query, url }) => {
     const window = resolveWindow(query, Date.now());
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, (p) => p.length === 2 && cursorAt.test(String(p[0])) && idPattern.test(String(p[1])));
+    const after =
+      query.cursor === undefined
+        ? undefined
+        : decodeCursor(query.cursor, (p) => p.length === 2 && cursorAt.test(String(p[0])) && isId(String(p[1])));
     const limit = query.limit ?? 200;
     const rows = await agendaPage(db, {
       workspaceId: principal.workspaceId,
@@ -51,10 +58,13 @@ export const agenda = operation({
       take: limit + 1,
     });
     const page = rows.slice(0, limit);
-    const events = page.map(({ cursorAt: _, ...event }) => event);
-    if (rows.length <= limit) return events;
-    const last = page[page.length - 1]!;
-    const link = nextLink(url, encodeCursor([last.cursorAt, last.id]), {
+    const last = page[page.length - 1];
+    const cursor = rows.length > limit && last ? encodeCursor([last.cursorAt, last.id]) : undefined;
+    // Removed in place: copying each event without it (`{ cursorAt, ...event }`) cost twice as much.
+    for (const row of page) delete (row as Partial<AgendaRow>).cursorAt;
+    const events = page as Static<typeof CalendarEvent>[];
+    if (cursor === undefined) return events;
+    const link = nextLink(url, cursor, {
       from: new Date(window.from).toISOString(),
       to: new Date(window.to).toISOString(),
     });

@@ -1,6 +1,6 @@
 /** TypeBox schemas of the calendar group. */
 import { Type } from "@sinclair/typebox";
-import { Id, Instant, Nullable, Strict } from "../core/operation.ts";
+import { Id, Instant, Nullable, Strict } from "../core/schema.ts";
 import { Cursor, Limit } from "../core/pagination.ts";
 import { boundPattern } from "./window.ts";
 
@@ -31,8 +31,16 @@ export const CalendarEvent = Strict(
     status: Type.Union([Type.Literal("scheduled"), Type.Literal("completed"), Type.Literal("cancelled")]),
     createdByUserId: Nullable(S),
     propertyId: Nullable(Id),
-    propertyLabel: Nullable(Type.String({ description: "The property's label, read with the event; null when no property." })),
-    staffId: Nullable(Type.String({ description: "The member of staff the event is for. Staff are users of the workspace: this is the same value as `staffUserId`." })),
+    propertyLabel: Nullable(
+      Type.String({ description: "The property's label, read with the event; null when no property." }),
+    ),
+    staffId: Nullable(
+      Type.String({
+        description:
+          "The member of staff the event is for. Staff are users of the workspace: this is the same value as " +
+          "`staffUserId`.",
+      }),
+    ),
     staffUserId: Nullable(Type.String({ description: "The user id of the member of staff (same as `staffId`)." })),
     staffName: Nullable(Type.String({ description: "The user's name, read with the event." })),
     contactId: Nullable(Id),
@@ -55,18 +63,30 @@ export const CalendarEvent = Strict(
 const Bound = (what: string) =>
   Type.String({
     pattern: boundPattern,
-    description: `${what}: a date \`YYYY-MM-DD\`, meaning 00:00 that day in Europe/London (summer time included), or an RFC 3339 instant with its offset (\`2026-03-29T09:00:00Z\`, \`2026-03-29T10:00:00+01:00\`), taken to the millisecond.`,
+    description:
+      `${what}: a date \`YYYY-MM-DD\`, meaning 00:00 that day in Europe/London (summer time ` +
+      `included), or an RFC 3339 instant with its offset (\`2026-03-29T09:00:00Z\`, ` +
+      `\`2026-03-29T10:00:00+01:00\`), taken to the millisecond.`,
   });
 
 /** The agenda's query parameters. */
 export const AgendaQuery = Strict({
   from: Type.Optional(Bound("Start of the window, inclusive; today 00:00 in London when absent")),
-  to: Type.Optional(Bound("End of the window, exclusive; seven London days after `from` when absent. After `from`, at most 92 London days after it")),
+  to: Type.Optional(
+    Bound(
+      "End of the window, exclusive; seven London days after `from` when absent. After `from`, at most 92 London " +
+        "days after it",
+    ),
+  ),
   staffId: Type.Optional(Type.String({ ...Id, description: "Only events of this member of staff (a user id)." })),
   propertyId: Type.Optional(Type.String({ ...Id, description: "Only events at this property." })),
   contactId: Type.Optional(Type.String({ ...Id, description: "Only events with this contact." })),
-  kind: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Only events of this kind (exact match)." })),
-  includeCancelled: Type.Optional(Type.Boolean({ description: "`true` lists cancelled events too; they are left out otherwise." })),
+  kind: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: "Only events of this kind (exact match)." }),
+  ),
+  includeCancelled: Type.Optional(
+    Type.Boolean({ description: "`true` lists cancelled events too; they are left out otherwise." }),
+  ),
   limit: Type.Optional(Limit(200, 500)),
   cursor: Type.Optional(Cursor),
 });

@@ -1,7 +1,16 @@
-/** Block compliance facts: what a block records itself, what it inherits from its property, and where each value comes from. */
+/**
+ * Block compliance facts: what a block records itself, what it inherits
+ * from its property, and where each value comes from.
+ */
 
 /** The five facts, in API.md's order. */
-export const factNames = ["storeyOver11m", "builtBefore2000", "fireAlarm", "emergencyLighting", "communalWater"] as const;
+export const factNames = [
+  "storeyOver11m",
+  "builtBefore2000",
+  "fireAlarm",
+  "emergencyLighting",
+  "communalWater",
+] as const;
 /** A fact name. */
 export type FactName = (typeof factNames)[number];
 /** A fact value. */
@@ -25,13 +34,15 @@ export function recordedFacts(stored: unknown): Partial<Record<FactName, FactVal
 /** A block's facts as the profile shows them. */
 export interface ResolvedFacts {
   facts: Record<FactName, FactValue>;
-  ownFacts: Record<FactName, FactValue | null>;
+  /** The block's own values; `unknown` where it records nothing (`factSources` then says `property` or `default`). */
+  ownFacts: Record<FactName, FactValue>;
   factSources: Record<FactName, FactSource>;
 }
 
 /**
  * Each effective fact is the block's own recorded value (an explicit `unknown` included), else its property's
- * recorded value, else `unknown` by default.
+ * recorded value, else `unknown` by default. An own fact the block records nothing for is `unknown` too
+ * (API.md's fact set holds strings only, CONTRACT.md §4.8): `factSources` tells it from an explicit one.
  */
 export function resolveFacts(blockFacts: unknown, propertyFacts: unknown): ResolvedFacts {
   const own = recordedFacts(blockFacts);
@@ -40,7 +51,7 @@ export function resolveFacts(blockFacts: unknown, propertyFacts: unknown): Resol
   const ownFacts = {} as ResolvedFacts["ownFacts"];
   const factSources = {} as ResolvedFacts["factSources"];
   for (const name of factNames) {
-    ownFacts[name] = own[name] ?? null;
+    ownFacts[name] = own[name] ?? "unknown";
     if (own[name]) {
       facts[name] = own[name];
       factSources[name] = "own";

@@ -11,7 +11,14 @@ export interface BlockProfileRow {
   policyVersion: string;
   updatedAt: string | null;
   updatedByUserId: string | null;
-  history: { id: string; kind: string; detail: string; actorUserId: string | null; policyVersion: string; createdAt: string }[];
+  history: {
+    id: string;
+    kind: string;
+    detail: string;
+    actorUserId: string | null;
+    policyVersion: string;
+    createdAt: string;
+  }[];
 }
 
 /**
@@ -36,7 +43,8 @@ export async function blockProfileRows(db: Db, workspaceId: string, propertyId?:
     where b.workspace_id = ${workspaceId}
       ${propertyId === undefined ? db`` : db`and b.property_id = ${propertyId}`}
       and (b.revision <> 0 or h.history is not null
-           or exists (select 1 from jsonb_each(case when jsonb_typeof(b.facts) = 'object' then b.facts else '{}'::jsonb end) f
+           or exists (select 1 from jsonb_each(case when jsonb_typeof(b.facts) = 'object'
+               then b.facts else '{}'::jsonb end) f
                       where f.key = any(${factNames as unknown as string[]}::text[])
                         and f.value in ('"yes"'::jsonb, '"no"'::jsonb, '"unknown"'::jsonb)))
     order by b.id collate "C"`;

@@ -2,14 +2,20 @@
 
 const ukPostcodeShape = /^(?:[A-Z]{1,2}[0-9][A-Z0-9]?|GIR)[0-9][A-Z]{2}$/;
 
-/** A UK postcode in its normal form (upper case, one space before the last three characters), or null when the value is not shaped like one. */
+/**
+ * A UK postcode in its normal form (upper case, one space before the last three
+ * characters), or null when the value is not shaped like one.
+ */
 export function ukPostcode(value: string | null | undefined): string | null {
   if (value == null) return null;
   const compact = value.replace(/\s+/g, "").toUpperCase();
   return ukPostcodeShape.test(compact) ? `${compact.slice(0, -3)} ${compact.slice(-3)}` : null;
 }
 
-/** A UK postcode upper-cased with one space before the last three characters; other text trimmed, upper-cased, spaces collapsed. */
+/**
+ * A UK postcode upper-cased with one space before the last three
+ * characters; other text trimmed, upper-cased, spaces collapsed.
+ */
 export function normalisePostcode(value: string | null | undefined): string | null {
   if (value == null) return null;
   const text = value.trim().toUpperCase().replace(/\s+/g, " ");
@@ -34,7 +40,10 @@ export function normaliseEmail(value: string | null | undefined): string | null 
 
 const gmailDomains = new Set(["gmail.com", "googlemail.com"]);
 
-/** The canonical form of an email for loose matching: Gmail addresses without dots and +tags, on gmail.com; others as normaliseEmail. */
+/**
+ * The canonical form of an email for loose matching: Gmail addresses
+ * without dots and +tags, on gmail.com; others as normaliseEmail.
+ */
 export function canonicalEmail(value: string | null | undefined): string | null {
   const email = normaliseEmail(value);
   if (!email) return null;
@@ -58,7 +67,7 @@ export function normaliseMobile(value: string | null | undefined): string | null
     .trim()
     .replace(/\s*(?:ext\.?|extension|x)\s*\d+$/i, "")
     .replace(/\(0\)/g, "")
-    .replace(/[\s().\/-]/g, "");
+    .replace(/[\s()./-]/g, "");
   if (!/^\+?\d{6,}$/.test(v)) return null;
   let international: string | null = null;
   if (v.startsWith("+")) international = v.slice(1);
@@ -101,7 +110,13 @@ export interface ContactNorms {
 }
 
 /** Every normalised column of a contact, from its fields. */
-export function contactNorms(c: { name?: string | null; email?: string | null; mobile?: string | null; addressPostcode?: string | null; registrationNumber?: string | null }): ContactNorms {
+export function contactNorms(c: {
+  name?: string | null;
+  email?: string | null;
+  mobile?: string | null;
+  addressPostcode?: string | null;
+  registrationNumber?: string | null;
+}): ContactNorms {
   return {
     nameNorm: normaliseName(c.name),
     emailNorm: normaliseEmail(c.email),

@@ -1,6 +1,10 @@
 /** The contacts group's SQL. */
 import type { Static } from "@sinclair/typebox";
+import { activityInsert, type ActivityEntry } from "../core/activity.ts";
 import type { Db, Tx } from "../core/db.ts";
+import { ledgerInsert, type LedgerKey } from "../core/idempotency.ts";
+import { eventInsert, type EventInput } from "../events/record.ts";
+import { companyCreated } from "./events.ts";
 import type { CompanyFields } from "./company_fields.ts";
 import type { ContactNorms } from "./normalise.ts";
 import type { Candidate, Company } from "./schema.ts";
@@ -27,10 +31,25 @@ function companyJson(sql: Sql) {
   )`;
 }
 
-/** Inserts a company and returns it in API.md's shape, in one statement. */
-export async function insertCompany(tx: Sql, workspaceId: string, id: string, f: CompanyFields): Promise<Static<typeof Company>> {
+/**
+ * Inserts a company and returns its answer, API.md's shape as JSON text, in one statement that also appends `activity`,
+ * records `event` (company.created, the answer as its data) and, given a requestId's `ledger` key, the ledger row
+ * holding that answer (ledgerInsert: a request that came first with the same key makes it fail with a unique
+ * violation, and nothing is written).
+ */
+export async function insertCompany(
+  tx: Sql,
+  workspaceId: string,
+  id: string,
+  f: CompanyFields,
+  activity: ActivityEntry,
+  ledger?: LedgerKey,
+  event?: Omit<EventInput<typeof companyCreated>, "data">,
+): Promise<string> {
   const n = f.norms;
-  const [row] = await tx<{ company: Static<typeof Company> }[]>`
+  const answer = tx`select body from answer`;
+  const evented = event ? eventInsert(tx, companyCreated, event, tx`(select body::jsonb from answer)`) : undefined;
+  const [row] = await tx<{ body: string }[]>`
     with c as (
       insert into contacts (
         workspace_id, id, kind, name, email, mobile, address_line1, address_line2, address_town, address_postcode,
@@ -42,13 +61,20 @@ export async function insertCompany(tx: Sql, workspaceId: string, id: string, f:
         ${f.registrationJurisdiction}, ${f.website}, ${f.notes},
         ${n.nameNorm}, ${n.emailNorm}, ${n.emailCanon}, ${n.mobileNorm}, ${n.postcodeNorm}, ${n.registrationNorm})
       returning *
-    )
-    select ${companyJson(tx)} as company from c`;
-  return row!.company;
+    ), answer as (
+      select (${companyJson(tx)})::text as body from c
+    ), logged as (${activityInsert(tx, activity)})
+    ${evented ? tx`, evented as (${evented})` : tx``}
+    ${ledger ? tx`, ledgered as (${ledgerInsert(tx, ledger, 201, answer)}) select body from ledgered` : answer}`;
+  return row!.body;
 }
 
 /** A company of the workspace in API.md's shape, or undefined. */
-export async function companyById(db: Sql, workspaceId: string, id: string): Promise<Static<typeof Company> | undefined> {
+export async function companyById(
+  db: Sql,
+  workspaceId: string,
+  id: string,
+): Promise<Static<typeof Company> | undefined> {
   const [row] = await db<{ company: Static<typeof Company> }[]>`
     select ${companyJson(db)} as company from contacts c
     where c.workspace_id = ${workspaceId} and c.id = ${id} and c.kind = 'company'`;

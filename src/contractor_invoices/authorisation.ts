@@ -35,9 +35,20 @@ export function assessAuthorisation(
   invoice: { currency: string; voided: boolean; payableMinor: number },
 ): AuthorisationStanding {
   const chargedMinor = invoice.voided ? 0 : invoice.payableMinor;
-  const base = { basis: a.basis, authorisedMinor: a.authorisedMinor, authorisedCurrency: a.authorisedCurrency, earlierMinor: a.earlierMinor, chargedMinor };
+  const base = {
+    basis: a.basis,
+    authorisedMinor: a.authorisedMinor,
+    authorisedCurrency: a.authorisedCurrency,
+    earlierMinor: a.earlierMinor,
+    chargedMinor,
+  };
   if (invoice.currency !== a.authorisedCurrency) {
-    return { state: "currency_mismatch", ...base, remainingMinor: Math.max(0, a.authorisedMinor - a.earlierMinor), excessMinor: 0 };
+    return {
+      state: "currency_mismatch",
+      ...base,
+      remainingMinor: Math.max(0, a.authorisedMinor - a.earlierMinor),
+      excessMinor: 0,
+    };
   }
   const taken = a.earlierMinor + chargedMinor;
   const excessMinor = Math.max(0, taken - a.authorisedMinor);

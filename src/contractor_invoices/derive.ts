@@ -30,7 +30,15 @@ export interface InvoiceTotals {
 export type InvoiceStatus = "received" | "approved" | "part_paid" | "paid" | "disputed" | "credited" | "void";
 
 /** Every status, in API.md's order. */
-export const invoiceStatuses: readonly InvoiceStatus[] = ["received", "approved", "part_paid", "paid", "disputed", "credited", "void"];
+export const invoiceStatuses: readonly InvoiceStatus[] = [
+  "received",
+  "approved",
+  "part_paid",
+  "paid",
+  "disputed",
+  "credited",
+  "void",
+];
 
 /** An amount as a safe integer of minor units; anything else (a float, a string, a huge number) is refused. */
 function minor(value: unknown, what: string): number {
@@ -56,17 +64,34 @@ const isSet = (at: string | null | undefined) => typeof at === "string" && at !=
  */
 export function deriveInvoice(f: InvoiceFacts): InvoiceTotals {
   const live = <T extends { correctedAt: string | null }>(xs: T[]) => xs.filter((x) => !isSet(x.correctedAt));
-  const netMinor = sum(f.lines.map((l) => l.netMinor), "line netMinor");
-  const vatMinor = sum(f.lines.map((l) => l.vatMinor), "line vatMinor");
+  const netMinor = sum(
+    f.lines.map((l) => l.netMinor),
+    "line netMinor",
+  );
+  const vatMinor = sum(
+    f.lines.map((l) => l.vatMinor),
+    "line vatMinor",
+  );
   const grossMinor = minor(netMinor + vatMinor, "grossMinor");
   const creditedMinor = sum(
-    live(f.creditNotes).map((c) => minor(minor(c.netMinor, "credit note netMinor") + minor(c.vatMinor, "credit note vatMinor"), "credit note grossMinor")),
+    live(f.creditNotes).map((c) =>
+      minor(
+        minor(c.netMinor, "credit note netMinor") + minor(c.vatMinor, "credit note vatMinor"),
+        "credit note grossMinor",
+      ),
+    ),
     "credit note grossMinor",
   );
   const payableMinor = Math.max(0, grossMinor - creditedMinor);
-  const paidMinor = sum(live(f.payments).map((p) => p.amountMinor), "payment amountMinor");
+  const paidMinor = sum(
+    live(f.payments).map((p) => p.amountMinor),
+    "payment amountMinor",
+  );
   const outstandingMinor = Math.max(0, payableMinor - paidMinor);
-  const recoveredMinor = sum(live(f.recoveries).map((r) => r.amountMinor), "recovery amountMinor");
+  const recoveredMinor = sum(
+    live(f.recoveries).map((r) => r.amountMinor),
+    "recovery amountMinor",
+  );
   const recoverableMinor = f.borneBy === "tenant" ? Math.max(0, payableMinor - recoveredMinor) : 0;
   const status: InvoiceStatus = isSet(f.voidedAt)
     ? "void"
@@ -81,14 +106,28 @@ export function deriveInvoice(f: InvoiceFacts): InvoiceTotals {
             : isSet(f.approvedAt)
               ? "approved"
               : "received";
-  return { netMinor, vatMinor, grossMinor, creditedMinor, payableMinor, paidMinor, outstandingMinor, recoveredMinor, recoverableMinor, status };
+  return {
+    netMinor,
+    vatMinor,
+    grossMinor,
+    creditedMinor,
+    payableMinor,
+    paidMinor,
+    outstandingMinor,
+    recoveredMinor,
+    recoverableMinor,
+    status,
+  };
 }
 
 /**
  * The amount in dispute: 0 unless the invoice is disputed; then the amount recorded with the dispute, or,
  * when none was recorded, the whole outstanding amount.
  */
-export function disputedAmount(f: { disputedAt: string | null; disputedMinor: number | null }, totals: Pick<InvoiceTotals, "outstandingMinor">): number {
+export function disputedAmount(
+  f: { disputedAt: string | null; disputedMinor: number | null },
+  totals: Pick<InvoiceTotals, "outstandingMinor">,
+): number {
   if (!isSet(f.disputedAt)) return 0;
   return f.disputedMinor === null ? totals.outstandingMinor : minor(f.disputedMinor, "disputedMinor");
 }

@@ -5,7 +5,10 @@ import type { AuthorisationFacts } from "./authorisation.ts";
 import type { InvoiceTotals } from "./derive.ts";
 import type { ContractorInvoice } from "./schema.ts";
 
-/** An invoice as stored: the response's shape, with the stored totals, the recorded disputed amount and the authorisation's facts. */
+/**
+ * An invoice as stored: the response's shape, with the stored totals, the
+ * recorded disputed amount and the authorisation's facts.
+ */
 export type InvoiceRow = Omit<ContractorInvoice, "authorisation" | "disputedMinor"> & {
   disputedMinor: number | null;
   authorisation: AuthorisationFacts | null;
@@ -22,7 +25,12 @@ export async function paymentInvoiceId(tx: Tx, workspaceId: string, paymentId: s
  * Takes the invoice and the payment for a money operation until the transaction ends, without waiting:
  * when another transaction holds either row, MoneyBusy at once. False when the payment is gone.
  */
-export async function holdForMoney(tx: Tx, workspaceId: string, invoiceId: string, paymentId: string): Promise<boolean> {
+export async function holdForMoney(
+  tx: Tx,
+  workspaceId: string,
+  invoiceId: string,
+  paymentId: string,
+): Promise<boolean> {
   try {
     // Why nowait: a second money operation on the same invoice is refused at once rather than queued.
     const rows = await tx`
@@ -38,7 +46,12 @@ export async function holdForMoney(tx: Tx, workspaceId: string, invoiceId: strin
 }
 
 /** Marks a payment as recorded in error: its correctedAt, or undefined when it was already corrected. */
-export async function markPaymentCorrected(tx: Tx, workspaceId: string, paymentId: string, reason: string): Promise<string | undefined> {
+export async function markPaymentCorrected(
+  tx: Tx,
+  workspaceId: string,
+  paymentId: string,
+  reason: string,
+): Promise<string | undefined> {
   const [row] = await tx<{ correctedAt: string }[]>`
     update contractor_payments set corrected_at = now(), correction_reason = ${reason}
     where workspace_id = ${workspaceId} and id = ${paymentId} and corrected_at is null
@@ -49,7 +62,8 @@ export async function markPaymentCorrected(tx: Tx, workspaceId: string, paymentI
 /** When a payment was corrected (null when it is not). */
 export async function paymentCorrectedAt(tx: Tx, workspaceId: string, paymentId: string): Promise<string | null> {
   const [row] = await tx<{ correctedAt: string | null }[]>`
-    select iso(corrected_at) as corrected_at from contractor_payments where workspace_id = ${workspaceId} and id = ${paymentId}`;
+    select iso(corrected_at) as corrected_at from contractor_payments
+    where workspace_id = ${workspaceId} and id = ${paymentId}`;
   return row?.correctedAt ?? null;
 }
 
@@ -66,7 +80,10 @@ export async function storeTotals(tx: Tx, workspaceId: string, invoiceId: string
   return row!.revision;
 }
 
-/** The invoice with its entries, labels, override and authorisation facts, in one statement; undefined when not in this workspace. */
+/**
+ * The invoice with its entries, labels, override and authorisation facts,
+ * in one statement; undefined when not in this workspace.
+ */
 export async function invoiceRow(db: Db | Tx, workspaceId: string, invoiceId: string): Promise<InvoiceRow | undefined> {
   // Built as one JSON value so bigint amounts arrive as numbers and nested entries need no second round trip.
   const [row] = await db<{ invoice: InvoiceRow }[]>`

@@ -12,7 +12,11 @@ export function invoiceView(row: InvoiceRow): { invoice: ContractorInvoice; tota
     ...totals,
     disputedMinor: disputedAmount(row, totals),
     authorisation: row.authorisation
-      ? assessAuthorisation(row.authorisation, { currency: row.currency, voided: row.voidedAt !== null, payableMinor: totals.payableMinor })
+      ? assessAuthorisation(row.authorisation, {
+          currency: row.currency,
+          voided: row.voidedAt !== null,
+          payableMinor: totals.payableMinor,
+        })
       : null,
   };
   return { invoice, totals };

@@ -1,10 +1,19 @@
 /** Creating, revoking and listing API keys: the operator's side (no API operation does this). */
 import { ulid } from "ulid";
-import type { Db } from "./db.ts";
+import type { Db, Tx } from "./db.ts";
 import { hashKey, newKeyValue } from "./auth.ts";
 import { isScope } from "./groups.ts";
-import { ScopeUnknown, TenantCreateRejected } from "./errors.ts";
+import { Type } from "@sinclair/typebox";
+import { ScopeUnknown, TaggedError } from "./errors.ts";
 import { workspaceIdOf } from "./workspaces.ts";
+
+/** A key could not be created: its name, expiry or budget is out of bounds (`field` names which). */
+export class ApiKeyCreateRejected extends TaggedError("ApiKeyCreateRejected", 400, {
+  reason: Type.String(),
+  field: Type.String(),
+}) {}
+/** The user a key is to be created by is not a user of the workspace. */
+export class UserNotFound extends TaggedError("UserNotFound", 404, { slug: Type.String(), userId: Type.String() }) {}
 
 /** The expiry choices, in days. */
 export const expiryChoices = [7, 30, 90, 365] as const;
@@ -18,25 +27,40 @@ export interface CreatedKey {
   expiresAt: string;
 }
 
-/** Creates a key for a workspace; `createdBy` is "owner" (default) or a user id of the workspace. */
+/**
+ * Creates a key for a workspace; `createdBy` is "owner" (default) or a user id of the workspace. `alongside` runs in
+ * the key's transaction, after its insert (the key's id and its workspace's given).
+ */
 export async function createApiKey(
   db: Db,
-  input: { workspace: string; name: string; scopes: string[]; expiresInDays: number; createdBy?: string; budgetPerMinute?: number },
+  input: {
+    workspace: string;
+    name: string;
+    scopes: string[];
+    expiresInDays: number;
+    createdBy?: string;
+    budgetPerMinute?: number;
+  },
+  alongside?: (tx: Tx, key: { id: string; workspaceId: string }) => Promise<unknown>,
 ): Promise<CreatedKey> {
   for (const scope of input.scopes) if (!isScope(scope)) throw new ScopeUnknown({ scope });
   if (!(expiryChoices as readonly number[]).includes(input.expiresInDays)) {
-    throw new TenantCreateRejected({ reason: "The expiry is 7, 30, 90 or 365 days.", field: "expiresInDays" });
+    throw new ApiKeyCreateRejected({ reason: "The expiry is 7, 30, 90 or 365 days.", field: "expiresInDays" });
   }
-  if (!input.name || input.name.length > 200) throw new TenantCreateRejected({ reason: "A key name is 1 to 200 characters.", field: "name" });
+  if (!input.name || input.name.length > 200)
+    throw new ApiKeyCreateRejected({ reason: "A key name is 1 to 200 characters.", field: "name" });
   const budget = input.budgetPerMinute ?? 600;
   if (!Number.isInteger(budget) || budget < 1 || budget > 1_000_000) {
-    throw new TenantCreateRejected({ reason: "The budget is a whole number of requests a minute from 1 to 1000000.", field: "budgetPerMinute" });
+    throw new ApiKeyCreateRejected({
+      reason: "The budget is a whole number of requests a minute from 1 to 1000000.",
+      field: "budgetPerMinute",
+    });
   }
   const workspaceId = await workspaceIdOf(db, input.workspace);
   const [creator] = await db<{ id: string }[]>`
     select id from users where workspace_id = ${workspaceId}
       and ${input.createdBy && input.createdBy !== "owner" ? db`id = ${input.createdBy}` : db`role = 'owner'`}`;
-  if (!creator) throw new TenantCreateRejected({ reason: `No user "${input.createdBy}" in the workspace.`, field: "createdBy" });
+  if (!creator) throw new UserNotFound({ slug: input.workspace, userId: input.createdBy ?? "owner" });
   const id = ulid();
   const key = newKeyValue();
   const scopes = [...new Set(input.scopes)];
@@ -47,6 +71,7 @@ export async function createApiKey(
               now() + make_interval(days => ${input.expiresInDays}))
       returning iso(expires_at) as expires_at`;
     await tx`insert into rate_buckets (key_id, tokens) values (${id}, ${budget})`;
+    await alongside?.(tx, { id, workspaceId });
     return rows;
   });
   return { id, key, name: input.name, scopes, expiresAt: row!.expiresAt };

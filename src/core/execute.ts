@@ -1,17 +1,33 @@
-/** Runs a declared operation for a request, REST or MCP alike: the checks of CONTRACT.md §2 in order, then validation, the handler and the answer. */
+/**
+ * Runs a declared operation for a request, REST or MCP alike: the checks of
+ * CONTRACT.md §2 in order, then validation, the handler and the answer.
+ */
 import { Type, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { authenticate, type KeyLookup, type Principal } from "./auth.ts";
-import { rateLimitHeaders, retryAfterSeconds } from "./budget.ts";
+import { rateLimited, rateLimitHeaders } from "./budget.ts";
 import { isConnectionError } from "./db.ts";
 import {
-  AppError, ApiKeyRejected, EntitlementMissing, IntegrationUnavailable, InternalError, PayloadTooLarge,
-  RateLimited, RequestInvalid, ScopeMissing, TenantMismatch, TenantSuspended, Unauthenticated,
-  UnsupportedMediaType, WorkspaceOwnerRequired,
+  AppError,
+  ApiKeyRejected,
+  EntitlementMissing,
+  IntegrationUnavailable,
+  InternalError,
+  PayloadTooLarge,
+  RequestInvalid,
+  ScopeMissing,
+  TenantMismatch,
+  TenantSuspended,
+  Unauthenticated,
+  UnsupportedMediaType,
+  WorkspaceOwnerRequired,
 } from "./errors.ts";
 import { moduleFor, scopeFor } from "./groups.ts";
+import type { WorkspaceScope } from "./key_check_read.ts";
 import { RawJson, Reply, type AppContext, type Operation } from "./operation.ts";
+import { textIssues } from "./storable_text.ts";
+import { entityTag, noneMatchHits } from "./conditional.ts";
 
 /** The largest request body accepted, in bytes. */
 export const bodyLimit = 64 * 1024;
@@ -31,7 +47,11 @@ export interface Call {
     | { kind: "value"; value: unknown };
   requestId: string;
   url: URL;
-  /** The key lookup a transport already made for this request (MCP over HTTP checks the key first); it spent the token. */
+  /** The If-None-Match header (REST), for conditional reads. */
+  ifNoneMatch?: string | null;
+  /**
+   * The key lookup a transport already made for this request (MCP over HTTP checks the key first); it spent the token.
+   */
   lookup?: KeyLookup;
 }
 
@@ -58,15 +78,32 @@ function compiledCheck(schema: TSchema): TypeCheck<TSchema> {
   return checker;
 }
 
-/** Validates a value against a schema; refuses with RequestInvalid naming each offending path. */
+/**
+ * Validates a value against a schema and the rule every string keeps (core/storable_text.ts); refuses with
+ * RequestInvalid naming each offending path.
+ */
 export function check(schema: TSchema, value: unknown, where: string): unknown {
   const checker = compiledCheck(schema);
-  if (checker.Check(value)) return value;
-  const issues = [...checker.Errors(value)].slice(0, 20).map((e) => ({
-    path: `/${where}${e.path}`,
-    message: e.message,
-  }));
-  throw new RequestInvalid({ message: `The ${where} does not match its schema.`, issues });
+  const valid = checker.Check(value);
+  const text = textIssues(value, `/${where}`);
+  if (valid && text.length === 0) return value;
+  // A string breaking the rule is named once, with the rule, whatever its schema says of it too.
+  const named = new Set(text.map((i) => i.path));
+  const issues = valid
+    ? []
+    : [...checker.Errors(value)]
+        .slice(0, 20)
+        .map((e) => ({ path: `/${where}${e.path}`.toWellFormed(), message: e.message }))
+        .filter((i) => !named.has(i.path));
+  throw new RequestInvalid({
+    message: `The ${where} does not match its schema.`,
+    issues: [...issues, ...text].slice(0, 20),
+  });
+}
+
+/** Whether a value passes check() (without building the issues). */
+function accepts(schema: TSchema, value: unknown): boolean {
+  return compiledCheck(schema).Check(value) && textIssues(value, "", 1).length === 0;
 }
 
 /** Query strings arrive as text: numbers and booleans are converted before validation. */
@@ -79,7 +116,8 @@ function parseBody(op: Operation, body: Call["body"]): unknown {
   const schema = op.body ?? emptyBody;
   if (body.kind === "none") return check(schema, op.body ? undefined : {}, "body");
   if (body.kind === "value") {
-    if (Buffer.byteLength(JSON.stringify(body.value ?? {}), "utf8") > bodyLimit) throw new PayloadTooLarge({ limit: bodyLimit });
+    if (Buffer.byteLength(JSON.stringify(body.value ?? {}), "utf8") > bodyLimit)
+      throw new PayloadTooLarge({ limit: bodyLimit });
     return check(schema, body.value ?? {}, "body");
   }
   if (body.kind === "tooLarge") throw new PayloadTooLarge({ limit: bodyLimit });
@@ -93,7 +131,10 @@ function parseBody(op: Operation, body: Call["body"]): unknown {
   try {
     value = JSON.parse(body.text);
   } catch (error) {
-    throw new RequestInvalid({ message: "The body is not valid JSON.", issues: [{ path: "/body", message: String((error as Error).message) }] });
+    throw new RequestInvalid({
+      message: "The body is not valid JSON.",
+      issues: [{ path: "/body", message: String((error as Error).message) }],
+    });
   }
   return check(schema, value, "body");
 }
@@ -117,13 +158,15 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     // 1. A key must be sent in x-api-key; a bearer token is refused the same way.
     if (!call.apiKey) throw new Unauthenticated();
     // 2. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash (which also
-    //    reads the operation's prefetch, used only once every check passed). The prefetch binds the path
-    //    parameters, so it is made only when they match their schema: a value Postgres cannot take (a NUL
-    //    byte) would fail the key check's statement; invalid parameters are refused at step 9, as ever.
-    const prefetch = op.prefetch && !call.lookup && compiledCheck(op.params ?? emptyBody).Check(call.params)
-      ? op.prefetch(app.db, call.params)
-      : undefined;
-    const found = call.lookup ?? (await authenticate(app.db, call.apiKey, app.leases, prefetch));
+    //    makes the operation's key-check read, used only once every check passed). That read binds the path
+    //    parameters, so it is made only when they match their schema and the text rule: a value Postgres cannot
+    //    take (a NUL byte) would fail the key check's statement; invalid parameters are refused at step 9, as ever.
+    const keyCheckRead = op.keyCheckRead;
+    const read =
+      keyCheckRead && !call.lookup && accepts(op.params ?? emptyBody, call.params)
+        ? (workspace: WorkspaceScope) => keyCheckRead(app.db, workspace, call.params)
+        : undefined;
+    const found = call.lookup ?? (await authenticate(app.db, call.apiKey, app.leases, read));
     if (!found.found) throw new ApiKeyRejected();
     const { principal, bucket } = found;
     keyId = principal.keyId;
@@ -132,16 +175,7 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     // 3, 4. X-Tenant, suspension.
     checkWorkspace(principal, call.tenantHeader);
     // 5. The budget (the token was spent by the lookup).
-    if (!bucket.admitted) {
-      const wait = retryAfterSeconds(bucket);
-      const error = new RateLimited({
-        key: principal.keyId,
-        retryAfterSeconds: wait,
-        message: `The request budget of this key (${bucket.capacity} a minute) is spent; retry in ${wait} s.`,
-      });
-      error.headers["retry-after"] = String(wait);
-      throw error;
-    }
+    if (!bucket.admitted) throw rateLimited(bucket, principal.keyId);
     // 6. Scope.
     const scope = scopeFor(op.group, op.method);
     if (!principal.scopes.has(scope)) throw new ScopeMissing({ scope });
@@ -157,8 +191,15 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     const query = checkQuery(op.query ?? emptyBody, call.query);
     const body = parseBody(op, call.body);
     const result = await op.run({
-      app, db: app.db, principal, params, query, body, requestId: call.requestId, url: call.url,
-      prefetched: call.lookup ? undefined : found.prefetched,
+      app,
+      db: app.db,
+      principal,
+      params,
+      query,
+      body,
+      requestId: call.requestId,
+      url: call.url,
+      keyCheckRead: call.lookup ? undefined : found.keyCheckRead,
     } as any);
     const reply = result instanceof Reply ? result : new Reply(result);
     const status = reply.status ?? op.status ?? 200;
@@ -171,13 +212,28 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
       const outcome = { status, bodyText: text, headers, keyId, workspaceId } as Outcome;
       Object.defineProperty(outcome, "body", { enumerable: true, get: () => (parsed ??= JSON.parse(text)) });
       if (app.config.checkResponses && status === (op.status ?? 200)) checkResponse(op, outcome.body);
-      return outcome;
+      return op.conditional ? conditionalOutcome(outcome, call.ifNoneMatch) : outcome;
     }
     if (app.config.checkResponses && status === (op.status ?? 200)) checkResponse(op, reply.body);
-    return { status, body: reply.body, bodyText: JSON.stringify(reply.body), headers, keyId, workspaceId };
+    const outcome = { status, body: reply.body, bodyText: JSON.stringify(reply.body), headers, keyId, workspaceId };
+    return op.conditional ? conditionalOutcome(outcome, call.ifNoneMatch) : outcome;
   } catch (error) {
-    return { ...renderError(app, error, call.requestId, op.id), headers: { ...headers, ...(error instanceof AppError ? error.headers : {}) }, keyId, workspaceId };
+    return {
+      ...renderError(app, error, call.requestId, op.id),
+      headers: { ...headers, ...(error instanceof AppError ? error.headers : {}) },
+      keyId,
+      workspaceId,
+    };
   }
+}
+
+/** A conditional read's answer: with its ETag, and 304 with no body when If-None-Match names it. */
+function conditionalOutcome(outcome: Outcome, ifNoneMatch: string | null | undefined): Outcome {
+  if (outcome.status !== 200) return outcome;
+  const etag = entityTag(outcome.bodyText);
+  outcome.headers.etag = etag;
+  if (!noneMatchHits(ifNoneMatch, etag)) return outcome;
+  return { ...outcome, status: 304, body: undefined, bodyText: "" };
 }
 
 /** Refuses an answer that breaks the operation's declared response schema (on when CHECK_RESPONSES is set). */
@@ -188,18 +244,48 @@ function checkResponse(op: Operation, body: unknown): void {
   throw new Error(`response of ${op.id} breaks its schema: ${first.join("; ")}`);
 }
 
-/** Renders any thrown value as a tagged error answer; unexpected faults are logged with their stack. */
-export function renderError(app: Pick<AppContext, "log">, error: unknown, requestId: string, where: string): Omit<Outcome, "headers"> {
-  let appError: AppError;
-  if (error instanceof AppError) {
-    appError = error;
-  } else if (isConnectionError(error)) {
-    app.log.error("database unreachable", { requestId, where, error: String((error as Error)?.message ?? error) });
-    appError = new IntegrationUnavailable({ integration: "database", detail: "The database cannot be reached.", requestId });
-  } else {
-    app.log.error("unexpected fault", { requestId, where, error: String(error), stack: (error as Error)?.stack });
-    appError = new InternalError({ requestId });
+/**
+ * The "database unreachable" log line, at most once every 5 s with the number of failures it stands for: during an
+ * outage every request fails the same way, and a line each (hundreds a second) would bury everything else.
+ */
+const unreachable = {
+  last: 0,
+  since: 0,
+  note(log: AppContext["log"], fields: Record<string, unknown>, now = Date.now()) {
+    this.since += 1;
+    if (now - this.last < 5000) return;
+    log.error("database unreachable", { ...fields, failures: this.since });
+    this.last = now;
+    this.since = 0;
+  },
+};
+
+/** Any thrown value as a tagged error: a database out of reach is 503, an unexpected fault is logged with its stack. */
+export function asAppError(app: Pick<AppContext, "log">, error: unknown, requestId: string, where: string): AppError {
+  if (error instanceof AppError) return error;
+  if (isConnectionError(error)) {
+    unreachable.note(app.log, { requestId, where, error: String((error as Error)?.message ?? error) });
+    return new IntegrationUnavailable({
+      integration: "database",
+      detail:
+        (error as { code?: unknown }).code === "ANSWER_TIMEOUT"
+          ? "The database did not answer in time."
+          : "The database cannot be reached.",
+      requestId,
+    });
   }
+  app.log.error("unexpected fault", { requestId, where, error: String(error), stack: (error as Error)?.stack });
+  return new InternalError({ requestId });
+}
+
+/** Renders any thrown value as a tagged error answer (see asAppError). */
+export function renderError(
+  app: Pick<AppContext, "log">,
+  error: unknown,
+  requestId: string,
+  where: string,
+): Omit<Outcome, "headers"> {
+  const appError = asAppError(app, error, requestId, where);
   const body = appError.toBody();
   return { status: appError.status, body, bodyText: JSON.stringify(body) };
 }

@@ -1,22 +1,13 @@
-/** The string formats schemas use (`date`, `date-time`, `email`), registered with TypeBox over Elysia's looser ones. */
+/**
+ * The string formats schemas use, registered with TypeBox over Elysia's looser ones: the API's `date`,
+ * `date-time` and `email`, and the import document's `import-date` and `import-instant` (names of its own, so
+ * that its stricter instant changes no other schema's meaning).
+ */
 import { FormatRegistry } from "@sinclair/typebox";
-
-const date = /^(\d{4})-(\d{2})-(\d{2})$/;
-const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-
-/** Whether a text is a real calendar date `YYYY-MM-DD`. */
-export function isDate(value: string): boolean {
-  const m = date.exec(value);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
-}
-
-/** Whether a text is an RFC 3339 date-time with a zone. */
-export function isDateTime(value: string): boolean {
-  return dateTime.test(value) && isDate(value.slice(0, 10)) && !Number.isNaN(Date.parse(value));
-}
+import { isDate, isDateTime, isInstant } from "./dates.ts";
 
 FormatRegistry.Set("date", isDate);
 FormatRegistry.Set("date-time", isDateTime);
 FormatRegistry.Set("email", (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v) && v.length <= 254);
+FormatRegistry.Set("import-date", isDate);
+FormatRegistry.Set("import-instant", isInstant);

@@ -1,5 +1,10 @@
-/** The daily job that forgets requestId ledger entries older than 30 days (CONTRACT.md §4.3). */
+/**
+ * The daily job that forgets requestId ledger entries older than 30 days (CONTRACT.md §4.3), and the public routes
+ * buckets of addresses not seen for a day, and webhook deliveries older than 30 days.
+ */
+import { purgeAddressBuckets } from "./address_budget.ts";
 import { purgeLedger } from "./idempotency.ts";
+import { purgeWebhookDeliveries } from "../telephony/queries.ts";
 import { queues } from "./jobs.ts";
 import type { AppContext } from "./operation.ts";
 
@@ -8,12 +13,19 @@ export const ledgerPurgeCron = "17 3 * * *";
 
 /** Schedules the daily purge (an upsert, so every process may call it) and starts its worker. */
 export async function startLedgerPurge(ctx: AppContext): Promise<void> {
-  await ctx.jobs.ensureQueue(queues.ledgerPurge, { retryLimit: 3, retryDelay: 60, retryBackoff: true });
+  await ctx.jobs.ensureQueue(queues.ledgerPurge, {
+    retryLimit: 3,
+    retryDelay: 60,
+    retryBackoff: true,
+    heartbeatSeconds: 10,
+  });
   const boss = await ctx.jobs.boss();
   await boss.schedule(queues.ledgerPurge, ledgerPurgeCron, {}, { tz: "Europe/London" });
   await boss.work(queues.ledgerPurge, async () => {
     const purged = await purgeLedger(ctx.db, 30);
-    ctx.log.info("idempotency ledger purged", { purged });
-    return { purged };
+    const buckets = await purgeAddressBuckets(ctx.db, 24);
+    const webhookDeliveries = await purgeWebhookDeliveries(ctx.db, 30);
+    ctx.log.info("idempotency ledger purged", { purged, addressBuckets: buckets, webhookDeliveries });
+    return { purged, addressBuckets: buckets, webhookDeliveries };
   });
 }

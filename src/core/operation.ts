@@ -1,9 +1,9 @@
 /** One declaration per operation: the REST route, its OpenAPI entry, its scope check and its MCP tool come from it. */
-import { Type, type TObject, type TSchema, type Static, type TProperties } from "@sinclair/typebox";
-import "./formats.ts";
-import type postgres from "postgres";
+import type { TObject, TSchema, Static } from "@sinclair/typebox";
 import type { Db } from "./db.ts";
-import type { Principal, TokenLeases } from "./auth.ts";
+import type { KeyCheckRead } from "./key_check_read.ts";
+import type { Principal } from "./auth.ts";
+import type { TokenLeases } from "./budget.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "./log.ts";
 import type { Jobs } from "./jobs.ts";
@@ -22,6 +22,8 @@ export interface AppContext {
   jobs: Jobs;
   /** The budget leases of this process (default: the process-wide book). */
   leases?: TokenLeases;
+  /** Set once the process is stopping: /health answers 503 ShuttingDown from then on (src/main.ts). */
+  draining?: { active: boolean };
 }
 
 /** The arguments an operation's handler receives, already authenticated and validated. */
@@ -36,21 +38,11 @@ export interface RunArgs<P, Q, B> {
   /** The request URL, for building links (pagination). */
   url: URL;
   /**
-   * The value of the operation's prefetch, read in the key check's statement: `{ value }` (null when it found
+   * What the operation's key-check read found in the key check's statement: `{ value }` (null when it found
    * nothing); absent when the operation has none or the key was checked before (MCP), then run reads for itself.
    */
-  prefetched?: { value: unknown };
+  keyCheckRead?: { value: unknown };
 }
-
-/**
- * An operation's first read, evaluated inside the key check's own statement so that the request costs one
- * statement instead of two: a scalar subquery that may use `k.workspace_id` (the key's workspace) and must be
- * scoped by it. It is made only when the path parameters match the operation's params schema (the other
- * checks come after the statement): bind them as text (`${x}::text`), never splice them. Its value reaches
- * `run` only after every check of CONTRACT.md §2 passed; without it (invalid parameters, MCP) `run` reads for
- * itself.
- */
-export type Prefetch = (db: Db, params: Record<string, string>) => postgres.PendingQuery<postgres.Row[]>;
 
 /** A body already serialised, replayed byte for byte (idempotent retries). */
 export class RawJson {
@@ -85,7 +77,9 @@ export interface OperationSpec<P extends TObject, Q extends TObject, B extends T
   status?: number;
   /** The errors this operation itself raises (the shared refusals are added for every operation). */
   errors?: ErrorClass[];
-  /** Errors API.md lists for the operation, documented whether or not raised (default: its list for operations 2 to 12). */
+  /**
+   * Errors API.md lists for the operation, documented whether or not raised (default: its list for operations 2 to 12).
+   */
   listedErrors?: ErrorClass[];
   /** Only for keys created by the workspace owner (CONTRACT.md §2, check 8). */
   ownerOnly?: boolean;
@@ -95,8 +89,13 @@ export interface OperationSpec<P extends TObject, Q extends TObject, B extends T
   hints?: { destructive?: boolean; idempotent?: boolean };
   /** Response headers the operation may send (documented in OpenAPI). */
   responseHeaders?: Record<string, { description: string }>;
-  /** A read made in the key check's statement (see Prefetch). */
-  prefetch?: Prefetch;
+  /**
+   * A read whose answer carries a strong ETag of its body; `If-None-Match` with it answers 304 Not Modified with no
+   * body (after every check: the budget is spent as for any request).
+   */
+  conditional?: boolean;
+  /** A read made in the key check's own statement, scoped by the key's workspace (see core/key_check_read.ts). */
+  keyCheckRead?: KeyCheckRead;
   run(args: RunArgs<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | Reply<Static<R>>>;
 }
 
@@ -104,24 +103,11 @@ export interface OperationSpec<P extends TObject, Q extends TObject, B extends T
 export type Operation = OperationSpec<TObject, TObject, TSchema, TSchema>;
 
 /** Declares an operation (see STYLE.md: one declaration feeds REST, OpenAPI and MCP). */
-export function operation<P extends TObject = TObject<{}>, Q extends TObject = TObject<{}>, B extends TSchema = TSchema, R extends TSchema = TSchema>(
-  spec: OperationSpec<P, Q, B, R>,
-): Operation {
+export function operation<
+  P extends TObject = TObject<Record<never, never>>,
+  Q extends TObject = TObject<Record<never, never>>,
+  B extends TSchema = TSchema,
+  R extends TSchema = TSchema,
+>(spec: OperationSpec<P, Q, B, R>): Operation {
   return spec as unknown as Operation;
-}
-
-/** A strict object schema: unknown fields are refused, never stripped. */
-export function Strict<T extends TProperties>(properties: T, options: { description?: string; title?: string } = {}) {
-  return Type.Object(properties, { ...options, additionalProperties: false });
-}
-
-/** A path parameter or record identifier. */
-export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$", description: "An identifier: a ULID minted here, or an imported id (1 to 64 characters of A-Z a-z 0-9 _ -)." });
-/** A calendar date `YYYY-MM-DD`. */
-export const DateOn = Type.String({ format: "date", pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "Calendar date, YYYY-MM-DD." });
-/** An instant, RFC 3339 UTC with milliseconds. */
-export const Instant = Type.String({ format: "date-time", description: "Instant, RFC 3339 UTC with milliseconds: 2026-11-22T09:30:00.000Z." });
-/** Nullable version of a schema. */
-export function Nullable<T extends TSchema>(schema: T) {
-  return Type.Union([schema, Type.Null()]);
 }

@@ -4,19 +4,30 @@ import { RequestInvalid } from "./errors.ts";
 
 /** The `limit` query parameter: 1 to `max`, `fallback` when absent. */
 export function Limit(fallback: number, max: number) {
-  return Type.Integer({ minimum: 1, maximum: max, description: `Items per page, 1 to ${max}; ${fallback} when absent.` });
+  return Type.Integer({
+    minimum: 1,
+    maximum: max,
+    description: `Items per page, 1 to ${max}; ${fallback} when absent.`,
+  });
 }
 
 /** The `cursor` query parameter. */
 export const Cursor = Type.String({
-  minLength: 1, maxLength: 512, pattern: "^[A-Za-z0-9_-]+$",
-  description: "Opaque: do not build it, follow the `Link` header of the previous page. It names the position reached in the list's order; the next page starts right after it. A cursor this service did not make is refused (400).",
+  minLength: 1,
+  maxLength: 512,
+  pattern: "^[A-Za-z0-9_-]+$",
+  description:
+    "Opaque: do not build it, follow the `Link` header of the previous page. It names the position reached in " +
+    "the list's order; the next page starts right after it. A cursor this service did not make is refused " +
+    "(400).",
 });
 
 /** The `Link` response header of a paged list, for the declaration's responseHeaders. */
 export const linkHeader = {
   Link: {
-    description: 'Present when another page follows: `<absolute URL of the next page>; rel="next"`. The URL repeats the request\'s query with a `cursor`; follow it as it is. No header: this was the last page.',
+    description:
+      'Present when another page follows: `<absolute URL of the next page>; rel="next"`. The URL repeats the ' +
+      "request's query with a `cursor`; follow it as it is. No header: this was the last page.",
   },
 };
 

@@ -11,9 +11,15 @@ export interface CreatedWorkspace {
 }
 
 /** Creates a workspace with its owner user, in one transaction. */
-export async function createWorkspace(db: Db, input: { slug: string; name: string; ownerEmail?: string; ownerName?: string }): Promise<CreatedWorkspace> {
+export async function createWorkspace(
+  db: Db,
+  input: { slug: string; name: string; ownerEmail?: string; ownerName?: string },
+): Promise<CreatedWorkspace> {
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(input.slug)) {
-    throw new TenantCreateRejected({ reason: "A slug is 1 to 63 characters of a-z, 0-9 and -, starting with a letter or digit.", field: "slug" });
+    throw new TenantCreateRejected({
+      reason: "A slug is 1 to 63 characters of a-z, 0-9 and -, starting with a letter or digit.",
+      field: "slug",
+    });
   }
   if (!input.name || input.name.length > 200) {
     throw new TenantCreateRejected({ reason: "A name is 1 to 200 characters.", field: "name" });
@@ -24,7 +30,8 @@ export async function createWorkspace(db: Db, input: { slug: string; name: strin
     const [made] = await tx`
       insert into workspaces (id, slug, name) values (${id}, ${input.slug}, ${input.name})
       on conflict (slug) do nothing returning id`;
-    if (!made) throw new TenantCreateRejected({ reason: `A workspace with the slug "${input.slug}" exists.`, field: "slug" });
+    if (!made)
+      throw new TenantCreateRejected({ reason: `A workspace with the slug "${input.slug}" exists.`, field: "slug" });
     await tx`
       insert into users (workspace_id, id, name, email, role)
       values (${id}, ${ownerUserId}, ${input.ownerName ?? "Owner"}, ${input.ownerEmail ?? null}, 'owner')`;

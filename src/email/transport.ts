@@ -39,7 +39,9 @@ export function outboxDir(config: Pick<Config, "dataDir">): string {
 
 /** A mailer over SMTP when `config.smtpUrl` is set, else writing each message to the outbox folder. */
 export function createMailer(config: Pick<Config, "smtpUrl" | "emailFrom" | "dataDir">, log: Logger): Mailer {
-  return config.smtpUrl ? smtpMailer(config.smtpUrl, config.emailFrom) : outboxMailer(outboxDir(config), config.emailFrom, log);
+  return config.smtpUrl
+    ? smtpMailer(config.smtpUrl, config.emailFrom)
+    : outboxMailer(outboxDir(config), config.emailFrom, log);
 }
 
 function smtpMailer(url: string, from: string): Mailer {
@@ -52,12 +54,16 @@ function smtpMailer(url: string, from: string): Mailer {
     connectionTimeout: 15_000,
     greetingTimeout: 15_000,
     socketTimeout: 30_000,
-  } as any);
+  });
   return {
     kind: "smtp",
     async send(message) {
       const info = await transport.sendMail({ from, ...fields(message) });
-      return { transport: "smtp", messageId: info.messageId ?? message.messageId, destination: String(info.response ?? "") };
+      return {
+        transport: "smtp",
+        messageId: info.messageId ?? message.messageId,
+        destination: String(info.response ?? ""),
+      };
     },
     close: () => transport.close(),
   };
@@ -68,12 +74,15 @@ function outboxMailer(dir: string, from: string, log: Logger): Mailer {
   return {
     kind: "outbox",
     async send(message) {
-      if (!/^[A-Za-z0-9_-]{1,100}$/.test(message.reference)) throw new Error(`bad outbox reference: ${message.reference}`);
+      if (!/^[A-Za-z0-9_-]{1,100}$/.test(message.reference))
+        throw new Error(`bad outbox reference: ${message.reference}`);
       const info = await composer.sendMail({ from, ...fields(message) });
       await mkdir(dir, { recursive: true });
       const path = join(dir, `${message.reference}.eml`);
       await writeFile(path, info.message as Buffer);
-      log.info("email written to the outbox (no SMTP_URL set)", { path, to: message.to, subject: message.subject });
+      // The address is personal data: only at debug level.
+      log.info("email written to the outbox (no SMTP_URL set)", { path, subject: message.subject });
+      log.debug("email outbox message", { path, to: message.to });
       return { transport: "outbox", messageId: message.messageId, destination: path };
     },
     close: () => {},
@@ -81,5 +90,11 @@ function outboxMailer(dir: string, from: string, log: Logger): Mailer {
 }
 
 function fields(message: OutgoingEmail) {
-  return { to: message.to, subject: message.subject, text: message.text, html: message.html, messageId: message.messageId };
+  return {
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    html: message.html,
+    messageId: message.messageId,
+  };
 }

@@ -1,15 +1,20 @@
-/** The handovers group's SQL: the facts of one tenancy's handover row in one statement, and the stored rows (sql/0008). */
+/**
+ * The handovers group's SQL: the inputs of one tenancy's handover row in one statement, and the stored rows
+ * (sql/0008, 0012).
+ */
 import type { Db } from "../core/db.ts";
+import { workspaceScope, type WorkspaceScope } from "../core/key_check_read.ts";
+import { rowShape } from "./row.ts";
 import type { Direction, FollowUp, Handover, InspectionSummary, KeyEntry, TenancyStatus } from "./schema.ts";
 
-/** An inspection as the facts carry it: the summary without followUpCount, and its follow-ups. */
-export type InspectionFacts = Omit<InspectionSummary, "followUpCount" | "findingCount"> & {
+/** An inspection as the inputs carry it: the summary without followUpCount, and its follow-ups. */
+export type InspectionInputs = Omit<InspectionSummary, "followUpCount" | "findingCount"> & {
   findingCount: number;
   followUps: FollowUp[];
 };
 
 /** Everything the handover row and its outstanding items are computed from. */
-export interface TenancyFacts {
+export interface TenancyInputs {
   tenancyId: string;
   tenancyStatus: TenancyStatus;
   startsOn: string | null;
@@ -24,21 +29,25 @@ export interface TenancyFacts {
   meters: string[];
   moveIn: Handover | null;
   moveOut: Handover | null;
-  checkIn: InspectionFacts | null;
-  checkOut: InspectionFacts | null;
+  checkIn: InspectionInputs | null;
+  checkOut: InspectionInputs | null;
   /** The key sets of the tenancy's unit (lost ones left out), by sequence, reference, id. */
   keySets: KeyEntry[];
   otherActiveTenancyIds: string[];
-  /** The version of the tenancy's stored row when the facts were read (0: none stored); see storeRow. */
+  /** The version of the tenancy's stored row when the inputs were read (0: none stored); see storeRow. */
   rowVersion: number;
 }
 
 /**
- * The facts of a tenancy's handover row, or undefined when the tenancy is not in this workspace.
+ * The inputs of a tenancy's handover row, or undefined when the tenancy is not in this workspace.
  * One statement whatever the number of inspections, findings and key sets.
  */
-export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: string): Promise<TenancyFacts | undefined> {
-  const [row] = await db<{ facts: RawFacts; rowVersion: number }[]>`
+export async function tenancyInputs(
+  db: Db,
+  workspaceId: string,
+  tenancyId: string,
+): Promise<TenancyInputs | undefined> {
+  const [row] = await db<{ inputs: RawInputs; rowVersion: number }[]>`
     select json_build_object(
       'tenancyId', t.id, 'tenancyStatus', t.status,
       'startsOn', ymd(t.starts_on), 'endsOn', ymd(t.ends_on), 'noticeGivenOn', ymd(t.notice_given_on),
@@ -59,7 +68,8 @@ export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: strin
           'id', h.id, 'direction', h.direction, 'status', h.status, 'dueOn', ymd(h.due_on),
           'completedAt', iso(h.completed_at),
           'meterReadings', coalesce((
-            select json_agg(json_build_object('meter', r.meter, 'reading', r.reading, 'readOn', ymd(r.read_on)) order by r.meter)
+            select json_agg(json_build_object('meter', r.meter, 'reading', r.reading, 'readOn', ymd(r.read_on))
+              order by r.meter)
             from handover_meter_readings r
             where r.workspace_id = h.workspace_id and r.handover_id = h.id), '[]'),
           'forwardingAddress', h.forwarding_address,
@@ -86,7 +96,8 @@ export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: strin
               'repair', case when r.id is null then null
                              else json_build_object('id', r.id, 'reference', r.reference, 'status', r.status) end,
               'task', case when k.id is null then null
-                           else json_build_object('id', k.id, 'title', k.title, 'status', k.status, 'dueOn', ymd(k.due_on)) end)
+                           else json_build_object('id', k.id, 'title', k.title, 'status', k.status,
+                                'dueOn', ymd(k.due_on)) end)
               order by f.area collate "C", f.item collate "C" nulls first, f.id collate "C")
             filter (where f.repair_id is not null or f.task_id is not null), '[]') as follow_ups
           from inspection_findings f
@@ -106,15 +117,16 @@ export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: strin
         from tenancies o
         where o.workspace_id = t.workspace_id and o.unit_id = t.unit_id and o.id <> t.id
           and o.status in ('active', 'notice_given')), '[]')
-    ) as facts,
-    coalesce((select r.version from handover_rows r where r.workspace_id = t.workspace_id and r.tenancy_id = t.id), 0)::float8 as row_version
+    ) as inputs,
+    coalesce((select r.version from handover_rows r
+      where r.workspace_id = t.workspace_id and r.tenancy_id = t.id), 0)::float8 as row_version
     from tenancies t
     join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id
     where t.workspace_id = ${workspaceId} and t.id = ${tenancyId}`;
   if (!row) return undefined;
-  const { handovers, visits, ...facts } = row.facts;
+  const { handovers, visits, ...inputs } = row.inputs;
   return {
-    ...facts,
+    ...inputs,
     rowVersion: row.rowVersion,
     moveIn: handovers.move_in ?? null,
     moveOut: handovers.move_out ?? null,
@@ -123,54 +135,63 @@ export async function tenancyFacts(db: Db, workspaceId: string, tenancyId: strin
   };
 }
 
-/** A stored row (alias `r`) that may be served today: stored, not marked since, not expired (Europe/London). */
+/**
+ * A stored row (alias `r`) that may be served today: stored, not marked since, computed by this version's rules
+ * (rowShape), not expired (Europe/London).
+ */
 function servable(db: Db) {
-  return db`r.row_json is not null and (r.valid_before is null or london_today() < r.valid_before)`;
-}
-
-/** The stored row of a tenancy with every field readable, as its JSON text, when one is servable; else undefined. */
-export async function storedRow(db: Db, workspaceId: string, tenancyId: string): Promise<string | undefined> {
-  const [row] = await db<{ rowJson: string }[]>`
-    select r.row_json from handover_rows r
-    where r.workspace_id = ${workspaceId} and r.tenancy_id = ${tenancyId} and ${servable(db)}`;
-  return row?.rowJson;
+  return db`
+    r.row_json is not null and r.shape = ${rowShape}
+    and (r.valid_before is null or london_today() < r.valid_before)`;
 }
 
 /**
- * The stored row as storedRow finds it, as a prefetch: a scalar subquery of the key check's statement, scoped
- * by the key's workspace (`k.workspace_id`); the tenancy id is bound as text, as sent.
+ * The stored row of a tenancy in a workspace scope, with every field readable, as its JSON text, when one is
+ * servable: the handovers.forTenancy key-check read, and storedRow's statement. The tenancy id is bound as text.
  */
-export function storedRowOfKeyWorkspace(db: Db, tenancyId: string) {
+export function servableRow(db: Db, workspace: WorkspaceScope, tenancyId: string) {
   return db`
     select r.row_json from handover_rows r
-    where r.workspace_id = k.workspace_id and r.tenancy_id = ${tenancyId}::text and ${servable(db)}`;
+    where r.workspace_id = ${workspace} and r.tenancy_id = ${tenancyId}::text and ${servable(db)}`;
+}
+
+/** The servable stored row of a tenancy (see servableRow), read on its own; else undefined. */
+export async function storedRow(db: Db, workspaceId: string, tenancyId: string): Promise<string | undefined> {
+  const [row] = await servableRow(db, workspaceScope(db, workspaceId), tenancyId);
+  return row?.rowJson as string | undefined;
 }
 
 /** How long a store waits for a row a writing transaction holds (an import can hold many for a while). */
 const storeLockTimeout = "200ms";
 
 /**
- * Stores a row computed from facts read at `version`, unless a write has marked the tenancy since (its
- * version moved on): then the next read computes it again. False when it was not stored. A write still
- * holding the row makes it fail with 55P03 (lock_not_available) after storeLockTimeout, rather than making
- * the read wait for that write's commit.
+ * Stores a row computed from inputs read at `version`, with this version's rowShape, unless a write has marked the
+ * tenancy since (its version moved on): then the next read computes it again. False when it was not stored. A
+ * write still holding the row makes it fail with 55P03 (lock_not_available) after storeLockTimeout, rather than
+ * making the read wait for that write's commit. The store commits without waiting for its WAL to reach the disk
+ * (synchronous_commit off, this statement's transaction only): a crash may lose the last stored rows, never make one
+ * wrong (a lost store leaves the row as it was, absent or marked, and the next read computes it again; a later
+ * write's commit flushes the WAL before it, so a write is never kept while a store before it is lost).
  */
 export async function storeRow(
   db: Db,
   input: { workspaceId: string; tenancyId: string; version: number; rowJson: string; validBefore: string | null },
 ): Promise<boolean> {
   const rows = await db`
-    insert into handover_rows as r (workspace_id, tenancy_id, version, row_json, valid_before)
-    select ${input.workspaceId}, ${input.tenancyId}, ${input.version}, ${input.rowJson}, ${input.validBefore}::date
-    from (select set_config('lock_timeout', ${storeLockTimeout}, true)) as this_statement_only
-    on conflict (workspace_id, tenancy_id) do update set row_json = excluded.row_json, valid_before = excluded.valid_before
+    insert into handover_rows as r (workspace_id, tenancy_id, version, row_json, valid_before, shape)
+    select ${input.workspaceId}, ${input.tenancyId}, ${input.version}, ${input.rowJson}, ${input.validBefore}::date,
+           ${rowShape}::int
+    from (select set_config('lock_timeout', ${storeLockTimeout}, true),
+                 set_config('synchronous_commit', 'off', true)) as this_statement_only
+    on conflict (workspace_id, tenancy_id) do update
+      set row_json = excluded.row_json, valid_before = excluded.valid_before, shape = excluded.shape
     where r.version = excluded.version
     returning 1`;
   return rows.length === 1;
 }
 
-/** The facts as the statement returns them: handovers by direction, visits by kind. */
-type RawFacts = Omit<TenancyFacts, "moveIn" | "moveOut" | "checkIn" | "checkOut" | "rowVersion"> & {
+/** The inputs as the statement returns them: handovers by direction, visits by kind. */
+type RawInputs = Omit<TenancyInputs, "moveIn" | "moveOut" | "checkIn" | "checkOut" | "rowVersion"> & {
   handovers: Partial<Record<Direction, Handover>>;
-  visits: Partial<Record<"check_in" | "check_out", InspectionFacts>>;
+  visits: Partial<Record<"check_in" | "check_out", InspectionInputs>>;
 };

@@ -1,5 +1,5 @@
-/** Builds the tenancy handover row from its facts and the key's field-level access. */
-import type { TenancyFacts, InspectionFacts } from "./queries.ts";
+/** Builds the tenancy handover row from its inputs and the key's field-level access. */
+import type { TenancyInputs, InspectionInputs } from "./queries.ts";
 import type { FollowUp, HandoverRow, InspectionSummary, KeyEntry } from "./schema.ts";
 import { outstandingItems } from "./outstanding.ts";
 
@@ -11,8 +11,15 @@ export interface RowAccess {
   keys: boolean;
 }
 
-/** The unit's key sets sorted for a tenancy: held by it, checked out to one of its people without a tenancy, in the office. */
-export function sortKeySets(keySets: readonly KeyEntry[], tenancyId: string, occupantContactIds: readonly string[]) {
+/**
+ * The unit's key sets classified for a tenancy: held by it, ambiguous (checked out to one of its people without a
+ * tenancy), available (in the office); lost ones and those checked out elsewhere are in none.
+ */
+export function classifyKeySets(
+  keySets: readonly KeyEntry[],
+  tenancyId: string,
+  occupantContactIds: readonly string[],
+) {
   const occupants = new Set(occupantContactIds);
   const held: KeyEntry[] = [];
   const ambiguous: KeyEntry[] = [];
@@ -21,12 +28,16 @@ export function sortKeySets(keySets: readonly KeyEntry[], tenancyId: string, occ
     if (k.status === "in_office") available.push(k);
     else if (k.status !== "checked_out") continue;
     else if (k.tenancyId === tenancyId) held.push(k);
-    else if (k.tenancyId === null && (k.holderType === "tenant" || (k.holderContactId !== null && occupants.has(k.holderContactId)))) ambiguous.push(k);
+    else if (
+      k.tenancyId === null &&
+      (k.holderType === "tenant" || (k.holderContactId !== null && occupants.has(k.holderContactId)))
+    )
+      ambiguous.push(k);
   }
   return { held, ambiguous, available };
 }
 
-function summary(visit: InspectionFacts | null): InspectionSummary | null {
+function summary(visit: InspectionInputs | null): InspectionSummary | null {
   if (!visit) return null;
   const { followUps, ...rest } = visit;
   return { ...rest, followUpCount: followUps.length };
@@ -40,37 +51,52 @@ function compareText(a: string | null, b: string | null): number {
 }
 
 /** The follow-ups of the check-in and check-out together, by area, item (none first), findingId. */
-function followUpsOf(...visits: (InspectionFacts | null)[]): FollowUp[] {
+function followUpsOf(...visits: (InspectionInputs | null)[]): FollowUp[] {
   return visits
     .flatMap((v) => v?.followUps ?? [])
-    .sort((a, b) => compareText(a.area, b.area) || compareText(a.item, b.item) || compareText(a.findingId, b.findingId));
+    .sort(
+      (a, b) => compareText(a.area, b.area) || compareText(a.item, b.item) || compareText(a.findingId, b.findingId),
+    );
 }
 
+/**
+ * The version of what fullRow computes, stored with each row (sql/0012): raise it whenever a change here, in
+ * outstanding.ts or in schema.ts changes what a row holds for the same inputs (a field, a rule, a message, an order).
+ * Stored rows of another shape are then computed again on their next read; no migration is needed.
+ * test/handovers/row_shape_test.ts fails until it is raised.
+ */
+export const rowShape = 1;
+
 /** The handover row: every field present; inspection and key fields null where the key may not read them. */
-export function handoverRow(facts: TenancyFacts, access: RowAccess): HandoverRow {
-  return restrictRow(fullRow(facts), access);
+export function handoverRow(inputs: TenancyInputs, access: RowAccess): HandoverRow {
+  return restrictRow(fullRow(inputs), access);
 }
 
 /** The row with every field readable: what is stored (sql/0008) and served to keys holding both read scopes. */
-export function fullRow(facts: TenancyFacts): HandoverRow {
-  const keys = sortKeySets(facts.keySets, facts.tenancyId, facts.occupants.map((o) => o.contactId));
+export function fullRow(inputs: TenancyInputs): HandoverRow {
+  const keys = classifyKeySets(
+    inputs.keySets,
+    inputs.tenancyId,
+    inputs.occupants.map((o) => o.contactId),
+  );
   return {
-    tenancyId: facts.tenancyId,
-    tenancyStatus: facts.tenancyStatus,
-    startsOn: facts.startsOn,
-    endsOn: facts.endsOn,
-    noticeGivenOn: facts.noticeGivenOn,
-    unitId: facts.unitId,
-    propertyId: facts.propertyId,
-    occupants: facts.occupants,
-    moveIn: facts.moveIn,
-    moveOut: facts.moveOut,
-    checkIn: summary(facts.checkIn),
-    checkOut: summary(facts.checkOut),
+    tenancyId: inputs.tenancyId,
+    tenancyStatus: inputs.tenancyStatus,
+    startsOn: inputs.startsOn,
+    endsOn: inputs.endsOn,
+    noticeGivenOn: inputs.noticeGivenOn,
+    unitId: inputs.unitId,
+    propertyId: inputs.propertyId,
+    occupants: inputs.occupants,
+    moveIn: inputs.moveIn,
+    moveOut: inputs.moveOut,
+    checkIn: summary(inputs.checkIn),
+    checkOut: summary(inputs.checkOut),
     inspectionsReadable: true,
-    followUps: followUpsOf(facts.checkIn, facts.checkOut),
-    keys: { ...keys, otherActiveTenancyIds: facts.otherActiveTenancyIds },
-    outstanding: outstandingItems({ ...facts, held: keys.held.length, ambiguous: keys.ambiguous.length }),
+    followUps: followUpsOf(inputs.checkIn, inputs.checkOut),
+    keys: { ...keys, otherActiveTenancyIds: inputs.otherActiveTenancyIds },
+    // The only input here that changes without a write is inputs.today: see validBefore before using it in a rule.
+    outstanding: outstandingItems({ ...inputs, held: keys.held.length, ambiguous: keys.ambiguous.length }),
   };
 }
 
@@ -91,9 +117,11 @@ export function restrictRow(row: HandoverRow, access: RowAccess): HandoverRow {
 }
 
 /**
- * Until when a row computed from these facts stays right without any write: "today" only enters through
+ * Until when a row computed from these inputs stays right without any write: "today" only enters through
  * keys_not_handed_over (startsOn ≤ today), so a row computed before the start date expires on it.
+ * Any rule that depends on "today" (in outstanding.ts or here) must move this date as well: the first day its
+ * answer could differ from today's. A stored row is served until then without being computed again (sql/0008).
  */
-export function validBefore(facts: Pick<TenancyFacts, "startsOn" | "today">): string | null {
-  return facts.startsOn !== null && facts.startsOn > facts.today ? facts.startsOn : null;
+export function validBefore(inputs: Pick<TenancyInputs, "startsOn" | "today">): string | null {
+  return inputs.startsOn !== null && inputs.startsOn > inputs.today ? inputs.startsOn : null;
 }

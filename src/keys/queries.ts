@@ -16,7 +16,8 @@ export async function keySetReports(db: Db, workspaceId: string, keySetId: strin
           'source', json_build_object('kind', r.source_kind, 'id', r.source_id, 'label', r.source_label),
           'reportedBy', r.reported_by, 'reportedAt', iso(r.reported_at),
           'cleared', case when r.cleared_at is null then null
-                          else json_build_object('note', r.cleared_note, 'by', r.cleared_by, 'at', iso(r.cleared_at)) end)
+                          else json_build_object('note', r.cleared_note, 'by', r.cleared_by,
+                               'at', iso(r.cleared_at)) end)
           order by r.reported_at desc, r.id collate "C" desc)
         from key_reports r
         where r.workspace_id = s.workspace_id and r.key_set_id = s.id), '[]')

@@ -1,4 +1,5 @@
 /** The invitation email: subject, plain text and HTML, naming the workspace and carrying the link. */
+import { ukTimeText } from "../core/dates.ts";
 
 /** What the email says. */
 export interface InvitationEmailInput {
@@ -16,10 +17,6 @@ export interface InvitationEmail {
   html: string;
 }
 
-const londonTime = new Intl.DateTimeFormat("en-GB", {
-  timeZone: "Europe/London", day: "numeric", month: "long", year: "numeric", hour: "2-digit", minute: "2-digit",
-});
-
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -28,12 +25,13 @@ export function escapeHtml(text: string): string {
 /** Composes the invitation email. Header values are kept on one line. */
 export function invitationEmail(input: InvitationEmailInput): InvitationEmail {
   const workspace = input.workspaceName.replace(/[\r\n]+/g, " ").trim();
-  const expires = `${londonTime.format(new Date(input.expiresAt))} (UK time)`;
+  const expires = ukTimeText(input.expiresAt);
   const subject = `${workspace} invites you to the landlord portal`;
   const text = [
     `Dear ${input.landlordName},`,
     "",
-    `${workspace} has invited you to its landlord portal, where you can follow the repairs, maintenance and compliance of your properties.`,
+    `${workspace} has invited you to its landlord portal, where you can follow the repairs, maintenance and ` +
+      `compliance of your properties.`,
     "",
     "Accept the invitation here:",
     input.link,
@@ -49,10 +47,13 @@ export function invitationEmail(input: InvitationEmailInput): InvitationEmail {
 <html lang="en"><head><meta charset="utf-8"><title>${e(subject)}</title></head>
 <body style="font-family: Arial, sans-serif; line-height: 1.5; color: #222;">
 <p>Dear ${e(input.landlordName)},</p>
-<p><strong>${e(workspace)}</strong> has invited you to its landlord portal, where you can follow the repairs, maintenance and compliance of your properties.</p>
-<p><a href="${e(input.link)}" style="display: inline-block; padding: 10px 18px; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 4px;">Accept the invitation</a></p>
+<p><strong>${e(workspace)}</strong> has invited you to its landlord portal, where you can follow the repairs, \
+maintenance and compliance of your properties.</p>
+<p><a href="${e(input.link)}" style="display: inline-block; padding: 10px 18px; background: #1d4ed8; color: #fff; \
+text-decoration: none; border-radius: 4px;">Accept the invitation</a></p>
 <p>Or copy this link into your browser:<br><a href="${e(input.link)}">${e(input.link)}</a></p>
-<p>The link works until ${e(expires)}. If a newer invitation reaches you, only the newest link works.<br>If you were not expecting this, you can ignore this email.</p>
+<p>The link works until ${e(expires)}. If a newer invitation reaches you, only the newest link works.<br>\
+If you were not expecting this, you can ignore this email.</p>
 <p>${e(workspace)}</p>
 </body></html>
 `;

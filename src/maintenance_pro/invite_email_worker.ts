@@ -15,8 +15,11 @@ export interface InviteEmailJob {
 
 /**
  * Retries back off from 30 s, doubling with jitter, to at most an hour (one to two hours in all); then the job goes
- * to the dead-letter queue with its last error. A job whose worker died is retried after 10 minutes (a batch of 5
- * sends ends well before that: every SMTP phase times out within 30 s).
+ * to the dead-letter queue with its last error. A job whose worker died (its heartbeat stopped for 10 s) is found
+ * within the supervisor's 10 s and retried after the first retry delay (30 to 60 s): about a minute after the
+ * crash, at most ~80 s. The delivery ledger keeps a retry of a job still being sent from sending twice. A handler
+ * that never returns is failed after 10 minutes (a batch of 5 sends ends well before that: every SMTP phase times
+ * out within 30 s).
  */
 export const inviteEmailQueuePolicy: QueuePolicy = {
   retryLimit: 8,
@@ -24,6 +27,7 @@ export const inviteEmailQueuePolicy: QueuePolicy = {
   retryBackoff: true,
   retryDelayMax: 3600,
   expireInSeconds: 600,
+  heartbeatSeconds: 10,
   deadLetter: `${queues.inviteEmail}-dead`,
 };
 
@@ -42,7 +46,10 @@ function senderDomain(from: string): string {
 
 function describe(error: unknown): string {
   const e = error as { message?: string; responseCode?: number; code?: string };
-  return [e?.code, e?.responseCode, e?.message ?? String(error)].filter((x) => x !== undefined && x !== "").join(" ").slice(0, 2000);
+  return [e?.code, e?.responseCode, e?.message ?? String(error)]
+    .filter((x) => x !== undefined && x !== "")
+    .join(" ")
+    .slice(0, 2000);
 }
 
 /**
@@ -63,7 +70,9 @@ export async function deliverInvitationEmail(
     if (delivery.status === "sent") return { outcome: "already_sent" as const };
     if (delivery.status === "skipped") return { outcome: "skipped" as const };
     if (delivery.superseded || delivery.accessStatus !== "pending") {
-      const reason = delivery.superseded ? "superseded by a newer invitation" : `portal access is ${delivery.accessStatus ?? "gone"}`;
+      const reason = delivery.superseded
+        ? "superseded by a newer invitation"
+        : `portal access is ${delivery.accessStatus ?? "gone"}`;
       await markSkipped(tx, workspaceId, invitationId, reason);
       return { outcome: "skipped" as const };
     }
@@ -104,7 +113,14 @@ export async function startInviteEmailWorker(ctx: AppContext, options: { mailer?
   const boss = await ctx.jobs.boss();
   await boss.work(
     queues.inviteEmail,
-    { includeMetadata: true, perJobResults: true, batchSize: 5, burstWhenBatchFull: true, pollingIntervalSeconds: 1, localConcurrency: 2 },
+    {
+      includeMetadata: true,
+      perJobResults: true,
+      batchSize: 5,
+      burstWhenBatchFull: true,
+      pollingIntervalSeconds: 1,
+      localConcurrency: 2,
+    },
     async (jobs: JobWithMetadata<InviteEmailJob>[]) => {
       const results: JobResult[] = [];
       for (const job of jobs) {
@@ -115,7 +131,12 @@ export async function startInviteEmailWorker(ctx: AppContext, options: { mailer?
           ctx.log.info("invitation email", { invitationId: job.data.invitationId, outcome, attempt });
           results.push({ id: job.id, status: "completed", output: { outcome } });
         } catch (error) {
-          ctx.log.warn("invitation email failed", { invitationId: job.data.invitationId, attempt, final, error: describe(error) });
+          ctx.log.warn("invitation email failed", {
+            invitationId: job.data.invitationId,
+            attempt,
+            final,
+            error: describe(error),
+          });
           results.push({ id: job.id, status: "failed", output: { message: describe(error) } });
         }
       }

@@ -18,7 +18,9 @@ export type InviteDecision =
   | { kind: "invite"; replaces: "nothing" | "revoked" | "pending" };
 
 /** Why the contact cannot be invited (first that holds: archived, not a landlord, no email), or null. */
-export function inviteBlockedReason(target: Pick<InviteTarget, "archived" | "landlord" | "email">): InviteBlockedReason | null {
+export function inviteBlockedReason(
+  target: Pick<InviteTarget, "archived" | "landlord" | "email">,
+): InviteBlockedReason | null {
   if (target.archived) return "archived";
   if (!target.landlord) return "not_a_landlord";
   if (!target.email) return "no_email";

@@ -16,7 +16,9 @@ export async function hazardSettingsRow(db: Db | Tx, workspaceId: string): Promi
   return row!;
 }
 
-/** Locks the workspace's hazard settings row until the transaction ends, making it from the default first if missing. */
+/**
+ * Locks the workspace's hazard settings row until the transaction ends, making it from the default first if missing.
+ */
 export async function lockHazardSettings(tx: Tx, workspaceId: string): Promise<HazardRow> {
   // The default row makes a lock to wait on, so that of two first writers exactly one wins.
   await tx`
@@ -48,7 +50,11 @@ export interface InviteTargetRow {
 }
 
 /** The contact and its portal access, locking the contact so that invitations of one landlord run one at a time. */
-export async function lockInviteTarget(tx: Tx, workspaceId: string, contactId: string): Promise<InviteTargetRow | undefined> {
+export async function lockInviteTarget(
+  tx: Tx,
+  workspaceId: string,
+  contactId: string,
+): Promise<InviteTargetRow | undefined> {
   const [row] = await tx<InviteTargetRow[]>`
     select c.id as contact_id, c.name, nullif(btrim(c.email), '') as email, c.archived_at is not null as archived,
            'landlord' = any(c.roles) as landlord, a.status as access_status,
@@ -87,7 +93,7 @@ export async function recordInvitation(tx: Tx, input: NewInvitation): Promise<{ 
       insert into landlord_portal_access as a (workspace_id, contact_id, status, invited_at)
       values (${workspaceId}, ${contactId}, 'pending', now())
       on conflict (workspace_id, contact_id) do update
-        set status = 'pending', invited_at = now(), accepted_at = null, revoked_at = null
+        set status = 'pending', invited_at = now(), accepted_at = null, revoked_at = null, revoke_reason = null
         where a.status <> 'active'
       returning invited_at
     ), invitation as (
@@ -119,7 +125,11 @@ export interface DeliveryRow {
  * Locks the ledger row of an invitation until the transaction ends, so that a second run of the same job
  * (a retry, a job that expired while its worker was slow) waits for the first and then sees what it did.
  */
-export async function lockDelivery(tx: Tx, workspaceId: string, invitationId: string): Promise<DeliveryRow | undefined> {
+export async function lockDelivery(
+  tx: Tx,
+  workspaceId: string,
+  invitationId: string,
+): Promise<DeliveryRow | undefined> {
   const [row] = await tx<DeliveryRow[]>`
     select d.status, d.attempts, i.email, i.superseded_at is not null as superseded, a.status as access_status,
            c.name as landlord_name, w.name as workspace_name,
@@ -142,7 +152,9 @@ export interface SentRecord {
   destination: string;
 }
 
-/** Records a sent email: the ledger says sent, the invitation gets its token's hash and expiry (as lockDelivery said). */
+/**
+ * Records a sent email: the ledger says sent, the invitation gets its token's hash and expiry (as lockDelivery said).
+ */
 export async function markSent(tx: Tx, workspaceId: string, invitationId: string, sent: SentRecord): Promise<void> {
   await tx`
     with ledger as (
@@ -157,7 +169,13 @@ export async function markSent(tx: Tx, workspaceId: string, invitationId: string
 }
 
 /** Records a failed attempt; `final` marks the last one, after which the job goes to the dead-letter queue. */
-export async function markFailed(tx: Tx | Db, workspaceId: string, invitationId: string, error: string, final: boolean): Promise<void> {
+export async function markFailed(
+  tx: Tx | Db,
+  workspaceId: string,
+  invitationId: string,
+  error: string,
+  final: boolean,
+): Promise<void> {
   await tx`
     update email_deliveries
     set status = 'failed', attempts = attempts + 1, last_error = ${error},
@@ -192,5 +210,103 @@ export async function findLiveInvitation(db: Db | Tx, tokenHash: Buffer): Promis
     join landlord_portal_access a on a.workspace_id = i.workspace_id and a.contact_id = i.contact_id
     where i.token_hash = ${tokenHash} and i.superseded_at is null and i.accepted_at is null
       and i.expires_at > now() and a.status = 'pending'`;
+  return row;
+}
+
+/** An invitation as its link shows it: its state's ingredients and what the page may say. */
+export interface InvitationView {
+  workspaceId: string;
+  invitationId: string;
+  contactId: string;
+  superseded: boolean;
+  accepted: boolean;
+  expired: boolean;
+  expiresAt: string;
+  accessStatus: "pending" | "active" | "revoked" | null;
+  landlordName: string;
+  workspaceName: string;
+  properties: number;
+}
+
+/** The sent invitation whose link's token has this hash, whatever its state (expiry by the database's clock). */
+export async function invitationByToken(db: Db | Tx, tokenHash: Buffer): Promise<InvitationView | undefined> {
+  const [row] = await db<InvitationView[]>`
+    select i.workspace_id, i.id as invitation_id, i.contact_id, i.superseded_at is not null as superseded,
+           i.accepted_at is not null as accepted, i.expires_at <= now() as expired, iso(i.expires_at) as expires_at,
+           a.status as access_status, c.name as landlord_name, w.name as workspace_name,
+           (select count(*)::int from property_landlords pl
+            where pl.workspace_id = i.workspace_id and pl.contact_id = i.contact_id) as properties
+    from portal_invitations i
+    join contacts c on c.workspace_id = i.workspace_id and c.id = i.contact_id
+    join workspaces w on w.id = i.workspace_id
+    left join landlord_portal_access a on a.workspace_id = i.workspace_id and a.contact_id = i.contact_id
+    where i.token_hash = ${tokenHash} and i.expires_at is not null`;
+  return row;
+}
+
+/** Locks a contact as an invitation does (see lockInviteTarget), so invite, accept and revoke run one at a time. */
+export async function lockContact(tx: Tx, workspaceId: string, contactId: string): Promise<void> {
+  await tx`select 1 from contacts where workspace_id = ${workspaceId} and id = ${contactId} for no key update`;
+}
+
+/** Spends the invitation and makes the access active; false when either was no longer pending. */
+export async function acceptInvitation(
+  tx: Tx,
+  workspaceId: string,
+  invitationId: string,
+  contactId: string,
+): Promise<boolean> {
+  const rows = await tx`
+    with spent as (
+      update portal_invitations set accepted_at = now()
+      where workspace_id = ${workspaceId} and id = ${invitationId} and accepted_at is null
+      returning contact_id
+    )
+    update landlord_portal_access a set status = 'active', accepted_at = now()
+    from spent
+    where a.workspace_id = ${workspaceId} and a.contact_id = ${contactId} and a.contact_id = spent.contact_id
+      and a.status = 'pending'`;
+  return rows.count === 1;
+}
+
+/** Revokes the access with the operator's reason; false when there was nothing left to revoke. */
+export async function revokeAccess(
+  tx: Tx,
+  workspaceId: string,
+  contactId: string,
+  reason: string | null,
+): Promise<boolean> {
+  const rows = await tx`
+    update landlord_portal_access set status = 'revoked', revoked_at = now(), revoke_reason = ${reason}
+    where workspace_id = ${workspaceId} and contact_id = ${contactId} and status <> 'revoked'`;
+  return rows.count === 1;
+}
+
+/** A contact's portal access with what the record needs; undefined when it never had access. */
+export interface AccessRow {
+  contactId: string;
+  name: string;
+  email: string | null;
+  archived: boolean;
+  landlord: boolean;
+  status: "pending" | "active" | "revoked";
+  invitedAt: string | null;
+  acceptedAt: string | null;
+  revokedAt: string | null;
+  revokeReason: string | null;
+  properties: number;
+}
+
+/** The portal access of a contact, as the record shows it. */
+export async function accessRow(db: Db | Tx, workspaceId: string, contactId: string): Promise<AccessRow | undefined> {
+  const [row] = await db<AccessRow[]>`
+    select c.id as contact_id, c.name, nullif(btrim(c.email), '') as email, c.archived_at is not null as archived,
+           'landlord' = any(c.roles) as landlord, a.status, iso(a.invited_at) as invited_at,
+           iso(a.accepted_at) as accepted_at, iso(a.revoked_at) as revoked_at, a.revoke_reason,
+           (select count(*)::int from property_landlords pl
+            where pl.workspace_id = c.workspace_id and pl.contact_id = c.id) as properties
+    from landlord_portal_access a
+    join contacts c on c.workspace_id = a.workspace_id and c.id = a.contact_id
+    where a.workspace_id = ${workspaceId} and a.contact_id = ${contactId}`;
   return row;
 }

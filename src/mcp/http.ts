@@ -3,28 +3,25 @@
  * request: no key or a rejected one refuses the request with 401 and the tagged body, as REST does.
  */
 import {
-  createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type Server,
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type Server,
 } from "@modelcontextprotocol/server";
 import { authenticate } from "../core/auth.ts";
-import { rateLimitHeaders, retryAfterSeconds } from "../core/budget.ts";
+import { rateLimited, rateLimitHeaders } from "../core/budget.ts";
 import { bodyLimit } from "../core/execute.ts";
-import { ApiKeyRejected, PayloadTooLarge, RateLimited, Unauthenticated, type AppError } from "../core/errors.ts";
+import { ApiKeyRejected, PayloadTooLarge, Unauthenticated } from "../core/errors.ts";
+import { answerHeaders, errorResponse } from "../core/json_response.ts";
+import { bodyNotArrived, hostInvalid, readBody, urlOf } from "../core/http_request.ts";
 import type { AppContext, Operation } from "../core/operation.ts";
 import { MethodNotAllowed } from "./errors.ts";
+import { requestLogFields } from "../core/request_log.ts";
 import { mcpServer, type Caller } from "./server.ts";
 import { toolsOf } from "./tools.ts";
 
 /** The largest MCP message accepted: a 64 KiB operation body and its JSON-RPC envelope. */
 export const messageLimit = 2 * bodyLimit;
-
-const json = "application/json; charset=utf-8";
-
-function refuse(error: AppError, requestId: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(error.toBody()), {
-    status: error.status,
-    headers: { "content-type": json, "x-request-id": requestId, ...headers, ...error.headers },
-  });
-}
 
 /** The handler of `/mcp` for a set of operations: `handle(request, requestId)` answers one HTTP request. */
 export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
@@ -43,7 +40,9 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
   async function legacy(request: Request, parsedBody: unknown): Promise<Response> {
     const server = factory({ requestInfo: request });
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: messageLimit,
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: messageLimit,
     });
     transport.onerror = onerror;
     await server.connect(transport);
@@ -60,28 +59,56 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
   /** Answers one HTTP request to /mcp, logged as REST requests are. */
   async function handle(request: Request, requestId: string): Promise<Response> {
     const started = performance.now();
-    const seen: { keyId?: string; rpc?: string } = {};
+    const seen: { keyId?: string; workspaceId?: string; rpc?: string } = {};
     const response = await answer(request, requestId, seen);
+    // A refusal's body is small JSON; read a copy of it for its tag.
+    const body =
+      response.status >= 400
+        ? await response
+            .clone()
+            .json()
+            .catch(() => null)
+        : undefined;
     app.log.info("request", {
-      requestId, keyId: seen.keyId ?? null, route: "mcp", rpc: seen.rpc ?? null, method: request.method,
-      status: response.status, durationMs: Math.round((performance.now() - started) * 10) / 10,
+      requestId,
+      method: request.method,
+      rpc: seen.rpc ?? null,
+      ...requestLogFields("mcp", undefined, {
+        status: response.status,
+        body,
+        keyId: seen.keyId,
+        workspaceId: seen.workspaceId,
+      }),
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
     });
     return response;
   }
 
-  async function answer(request: Request, requestId: string, seen: { keyId?: string; rpc?: string }): Promise<Response> {
+  async function answer(
+    request: Request,
+    requestId: string,
+    seen: { keyId?: string; workspaceId?: string; rpc?: string },
+  ): Promise<Response> {
     if (request.method !== "POST") {
-      return refuse(new MethodNotAllowed({ method: request.method, allow: ["POST"] }), requestId, { allow: "POST" });
+      return errorResponse(new MethodNotAllowed({ method: request.method, allow: ["POST"] }), requestId, {
+        allow: "POST",
+      });
     }
+    const url = urlOf(request);
+    if (!url) return errorResponse(hostInvalid(), requestId);
     // CONTRACT.md §2, checks 1 and 2: they refuse the request itself, before any MCP message is read.
     const apiKey = request.headers.get("x-api-key");
-    if (!apiKey) return refuse(new Unauthenticated(), requestId);
+    if (!apiKey) return errorResponse(new Unauthenticated(), requestId);
     const found = await authenticate(app.db, apiKey, app.leases);
-    if (!found.found) return refuse(new ApiKeyRejected(), requestId);
+    if (!found.found) return errorResponse(new ApiKeyRejected(), requestId);
     seen.keyId = found.principal.keyId;
+    seen.workspaceId = found.principal.workspaceId;
     const limits = rateLimitHeaders(found.bucket);
-    const text = await request.text();
-    if (Buffer.byteLength(text, "utf8") > messageLimit) return refuse(new PayloadTooLarge({ limit: messageLimit }), requestId, limits);
+    const read = await readBody(request, messageLimit, app.config.bodyTimeoutMs);
+    if (read.kind === "tooLarge") return errorResponse(new PayloadTooLarge({ limit: messageLimit }), requestId, limits);
+    if (read.kind !== "text")
+      return errorResponse(bodyNotArrived(read.kind, app.config.bodyTimeoutMs), requestId, limits);
+    const text = read.text;
     let parsedBody: unknown;
     try {
       parsedBody = JSON.parse(text);
@@ -93,22 +120,22 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
     // The request spent its token above. A tool call on an empty bucket is a RateLimited tool error; any other
     // message (initialize, tools/list, notifications) is refused here with 429, as a REST request would be.
     if (!found.bucket.admitted && rpc !== "tools/call") {
-      const wait = retryAfterSeconds(found.bucket);
-      const error = new RateLimited({
-        key: found.principal.keyId, retryAfterSeconds: wait,
-        message: `The request budget of this key (${found.bucket.capacity} a minute) is spent; retry in ${wait} s.`,
-      });
-      return refuse(error, requestId, { ...limits, "retry-after": String(wait) });
+      return errorResponse(rateLimited(found.bucket, found.principal.keyId), requestId, limits);
     }
     const sdkRequest = new Request(request.url, { method: "POST", headers: request.headers, body: text });
     callers.set(sdkRequest, {
-      apiKey, tenantHeader: request.headers.get("x-tenant"), requestId, origin: new URL(request.url).origin, lookup: found,
+      apiKey,
+      tenantHeader: request.headers.get("x-tenant"),
+      requestId,
+      origin: url.origin,
+      lookup: found,
     });
     const res = (await isLegacyRequest(sdkRequest.clone() as Request, parsedBody, { maxRequestBodySize: messageLimit }))
       ? await legacy(sdkRequest, parsedBody)
       : await modern.fetch(sdkRequest, parsedBody === undefined ? {} : { parsedBody });
     const headers = new Headers(res.headers);
     headers.set("x-request-id", requestId);
+    for (const [name, value] of Object.entries(answerHeaders)) if (name !== "content-type") headers.set(name, value);
     for (const [name, value] of Object.entries(limits)) headers.set(name, value);
     return new Response(res.body, { status: res.status, headers });
   }

@@ -1,22 +1,28 @@
-/** The MCP server of one caller: tools/list filtered by the key's scopes, tools/call through the same pipeline as REST. */
+/**
+ * The MCP server of one caller: tools/list filtered by the key's scopes, tools/call through the same pipeline as REST.
+ */
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from "@modelcontextprotocol/server";
 import { ulid } from "ulid";
 import { authenticate, type KeyLookup } from "../core/auth.ts";
 import { ApiKeyRejected, Unauthenticated, type AppError } from "../core/errors.ts";
 import { execute, type Outcome } from "../core/execute.ts";
 import type { AppContext } from "../core/operation.ts";
+import { requestLogFields } from "../core/request_log.ts";
+import { serviceName, version } from "../core/version.ts";
 import { restPath, splitArguments, toolsAllowed, type Tool } from "./tools.ts";
 
 /** The server's name and version as `initialize` reports them. */
-export const serverInfo = { name: "lettings-service", version: "1.0.0" };
+export const serverInfo = { name: serviceName, version };
 
 const instructions =
   "Each tool is one operation of the Lettings and Property Maintenance Service API, named after its operationId " +
   "with `.` replaced by `_`. A successful call's structuredContent is the operation's JSON response; a refusal is a " +
-  "tool error whose structuredContent is the tagged error body (`_tag` names the error). Every call spends one " +
-  "request of the API key's budget.";
+  "tool error (isError: true) without structuredContent whose text content is the tagged error body as JSON (`_tag` " +
+  "names the error). Every call spends one request of the API key's budget.";
 
-/** Who calls, as one transport knows it: the key, the X-Tenant header, and the key lookup already made for this request. */
+/**
+ * Who calls, as one transport knows it: the key, the X-Tenant header, and the key lookup already made for this request.
+ */
 export interface Caller {
   apiKey: string | null;
   tenantHeader: string | null;
@@ -36,16 +42,19 @@ function refusal(error: AppError): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidRequest, error.tag, error.toBody());
 }
 
-/** An operation's outcome as a tool result: the JSON as structuredContent and, byte for byte, as text. */
+/**
+ * An operation's outcome as a tool result: its JSON, byte for byte, as text and, for a success, as structuredContent.
+ * A refusal is a tool error whose text is the tagged body and which has no structuredContent: the official clients
+ * (SDK 1.x, the Inspector) check any structuredContent against the tool's outputSchema, errors included, and throw
+ * when the success schema does not match the tagged body (CONTRACT.md §7).
+ */
 export function toolResult(out: Outcome): CallToolResult {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(out.headers)) headers[name.toLowerCase()] = value;
-  return {
-    content: [{ type: "text", text: out.bodyText }],
-    structuredContent: out.body as Record<string, unknown>,
-    ...(out.status >= 400 ? { isError: true } : {}),
-    _meta: { "lettings/status": out.status, "lettings/headers": headers },
-  };
+  const meta = { "lettings/status": out.status, "lettings/headers": headers };
+  const content: CallToolResult["content"] = [{ type: "text", text: out.bodyText }];
+  if (out.status >= 400) return { content, isError: true, _meta: meta };
+  return { content, structuredContent: out.body as Record<string, unknown>, _meta: meta };
 }
 
 /** Builds the server for one caller (one HTTP request, or one stdio connection). */
@@ -76,10 +85,19 @@ export function mcpServer(app: AppContext, tools: ReadonlyMap<string, Tool>, cal
     const started = performance.now();
     const requestId = caller.requestId ?? ulid();
     const out = await execute(app, tool.op, {
-      apiKey: caller.apiKey, tenantHeader: caller.tenantHeader, params, query, body, requestId, url, lookup: takeLookup(),
+      apiKey: caller.apiKey,
+      tenantHeader: caller.tenantHeader,
+      params,
+      query,
+      body,
+      requestId,
+      url,
+      lookup: takeLookup(),
     });
     app.log.info("request", {
-      requestId, keyId: out.keyId ?? null, route: tool.op.id, transport: "mcp", status: out.status,
+      requestId,
+      transport: "mcp",
+      ...requestLogFields(tool.op.id, params, out),
       durationMs: Math.round((performance.now() - started) * 10) / 10,
     });
     const result = toolResult(out);

@@ -4,13 +4,13 @@
  * as REST. stdout carries only MCP messages; logs go to stderr.
  */
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { loadConfig, ConfigError, type LogLevel } from "../config.ts";
+import { loadConfig, ConfigError, type Config, type LogLevel } from "../config.ts";
 import { authenticate } from "../core/auth.ts";
 import { ApiKeyRejected, IntegrationUnavailable, Unauthenticated, type AppError } from "../core/errors.ts";
 import { Jobs } from "../core/jobs.ts";
 import type { Logger } from "../core/log.ts";
 import type { AppContext } from "../core/operation.ts";
-import { openDatabase } from "../core/runtime.ts";
+import { openDatabase } from "../core/db.ts";
 import { operations } from "../operations.ts";
 import { mcpServer } from "./server.ts";
 import { toolsOf } from "./tools.ts";
@@ -32,7 +32,7 @@ function refuse(error: AppError | { toBody(): unknown }): never {
   process.exit(2);
 }
 
-let config;
+let config: Readonly<Config>;
 try {
   config = loadConfig({ LOG_LEVEL: "warn", ...process.env });
 } catch (error) {
@@ -43,8 +43,10 @@ const apiKey = process.env.LETTINGS_API_KEY?.trim() || null;
 if (!apiKey) refuse(new Unauthenticated());
 
 const log = stderrLogger(config.logLevel);
-const database = await openDatabase(config, log).catch((error: Error) =>
-  refuse(new IntegrationUnavailable({ integration: "database", detail: `The database cannot be reached: ${error.message}` })),
+const database = await openDatabase(config, log, { answerTimeout: true }).catch((error: Error) =>
+  refuse(
+    new IntegrationUnavailable({ integration: "database", detail: `The database cannot be reached: ${error.message}` }),
+  ),
 );
 const jobs = new Jobs(database.url, log);
 const app: AppContext = { db: database.db, config, log, jobs };
@@ -71,10 +73,23 @@ const origin = `http://localhost:${config.port}`;
 const handle = serveStdio(() => mcpServer(app, tools, { apiKey, tenantHeader: null, origin }), {
   onerror: (error) => log.warn("mcp", { error: error.message }),
 });
-log.info("MCP server on stdio", { keyId: found.principal.keyId, workspace: found.principal.workspaceSlug, embeddedPostgres: database.embedded });
+log.info("MCP server on stdio", {
+  keyId: found.principal.keyId,
+  workspace: found.principal.workspaceSlug,
+  embeddedPostgres: database.embedded,
+});
+
+/** Closes the MCP connection, then stops the jobs and the database and exits (even when closing failed). */
+async function closeAndExit() {
+  try {
+    await handle.close();
+  } finally {
+    await shutdown(0);
+  }
+}
 
 // The client closing stdin ends the connection; the database pool would otherwise keep the process alive.
-process.stdin.on("end", () => void handle.close().finally(() => shutdown(0)));
-process.stdin.on("close", () => void handle.close().finally(() => shutdown(0)));
-process.on("SIGTERM", () => void handle.close().finally(() => shutdown(0)));
-process.on("SIGINT", () => void handle.close().finally(() => shutdown(0)));
+process.stdin.on("end", () => void closeAndExit());
+process.stdin.on("close", () => void closeAndExit());
+process.on("SIGTERM", () => void closeAndExit());
+process.on("SIGINT", () => void closeAndExit());

@@ -18,7 +18,10 @@ export interface Tool {
   /** The scope the operation needs (tools/list shows the tool only to keys holding it). */
   scope: string;
   placement: ReadonlyMap<string, Placement>;
-  /** Whether the operation's body is one object whose fields are the tool's body fields (else the body is the `body` field). */
+  /**
+   * Whether the operation's body is one object whose fields are the
+   * tool's body fields (else the body is the `body` field).
+   */
   bodyIsObject: boolean;
 }
 
@@ -44,7 +47,9 @@ function requirements(op: Operation): string {
     `Needs the scope \`${scopeFor(op.group, op.method)}\`.`,
     moduleId ? `The workspace needs the module \`${moduleId}\`.` : "",
     op.ownerOnly ? "Only keys created by the workspace owner." : "",
-  ].filter(Boolean).join(" ");
+  ]
+    .filter(Boolean)
+    .join(" ");
 }
 
 /**
@@ -57,7 +62,10 @@ export function toolOf(op: Operation): Tool {
   const required: string[] = [];
   const add = (name: string, schema: TSchema, where: Placement, isRequired: boolean) => {
     if (placement.has(name)) {
-      throw new Error(`${op.id}: the field "${name}" is both a ${placement.get(name)} and a ${where} field; an MCP tool needs one input object`);
+      throw new Error(
+        `${op.id}: the field "${name}" is both a ${placement.get(name)} and a ${where} field; an MCP tool needs ` +
+          `one input object`,
+      );
     }
     placement.set(name, where);
     properties[name] = jsonSchema(schema);
@@ -85,8 +93,13 @@ export function toolOf(op: Operation): Tool {
   const definition: ToolDefinition = {
     name: toolName(op.id),
     title,
-    description: [op.summary, op.description, requirements(op)].filter((s) => s && s.trim()).join("\n\n"),
-    inputSchema: { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: false } as ToolDefinition["inputSchema"],
+    description: [op.summary, op.description, requirements(op)].filter((s) => s?.trim()).join("\n\n"),
+    inputSchema: {
+      type: "object",
+      properties,
+      ...(required.length ? { required } : {}),
+      additionalProperties: false,
+    } as ToolDefinition["inputSchema"],
     // An unconstrained response schema ({}) says nothing a client could check against.
     ...(Object.keys(output).length ? { outputSchema: output as ToolDefinition["outputSchema"] } : {}),
     annotations,
@@ -131,7 +144,8 @@ export function splitArguments(tool: Tool, args: Record<string, unknown>) {
       whole = value;
       wholeSent = true;
     } else {
-      (body ??= {})[name] = value;
+      body ??= {};
+      body[name] = value;
     }
   }
   const hasBody = tool.op.body !== undefined || body !== undefined;
@@ -139,7 +153,12 @@ export function splitArguments(tool: Tool, args: Record<string, unknown>) {
   return { params, query, body: hasBody ? { kind: "value" as const, value } : { kind: "none" as const } };
 }
 
-/** The REST path of an operation for its path values (for links a handler builds, e.g. the next page). */
+/**
+ * The REST path of an operation for its path values (for links a handler builds, e.g. the next page). A lone
+ * surrogate, which a URL cannot carry, becomes U+FFFD here; validation refuses the value itself.
+ */
 export function restPath(op: Operation, params: Record<string, unknown>): string {
-  return op.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? "")));
+  return op.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
+    encodeURIComponent(String(params[name] ?? "").toWellFormed()),
+  );
 }

@@ -24,6 +24,8 @@ export async function cancelOpenTask(tx: Tx, workspaceId: string, id: string): P
 
 /** The task as it is now, or undefined. */
 export async function findTask(db: Db | Tx, workspaceId: string, id: string): Promise<TaskRow | undefined> {
-  const [row] = await db<TaskRow[]>`select ${taskColumns(db)} from tasks where workspace_id = ${workspaceId} and id = ${id}`;
+  const [row] = await db<
+    TaskRow[]
+  >`select ${taskColumns(db)} from tasks where workspace_id = ${workspaceId} and id = ${id}`;
   return row;
 }

@@ -1,6 +1,6 @@
 /** TypeBox schemas of the tasks group. */
 import { Type } from "@sinclair/typebox";
-import { DateOn, Id, Instant, Nullable, Strict } from "../core/operation.ts";
+import { DateOn, Id, Instant, Nullable, Strict } from "../core/schema.ts";
 
 const S = Type.String();
 
@@ -13,15 +13,20 @@ export const Task = Strict(
     subjectId: Nullable(S),
     assigneeContactId: Nullable(Id),
     assigneeUserId: Nullable(Id),
-    assigneeStaffId: Nullable(Type.String({ description: "The assigned member of staff; staff are users of the workspace." })),
+    assigneeStaffId: Nullable(
+      Type.String({ description: "The assigned member of staff; staff are users of the workspace." }),
+    ),
     teamId: Nullable(S),
     taskTypeId: Nullable(S),
     branchId: Nullable(S),
     priority: Type.Union([Type.Literal("urgent"), Type.Literal("high"), Type.Literal("normal"), Type.Literal("low")]),
     dueOn: Nullable(DateOn),
-    status: Type.Union([Type.Literal("open"), Type.Literal("in_progress"), Type.Literal("done"), Type.Literal("cancelled")], {
-      description: "`open` and `in_progress` can be cancelled; `done` and `cancelled` are final.",
-    }),
+    status: Type.Union(
+      [Type.Literal("open"), Type.Literal("in_progress"), Type.Literal("done"), Type.Literal("cancelled")],
+      {
+        description: "`open` and `in_progress` can be cancelled; `done` and `cancelled` are final.",
+      },
+    ),
     createdByUserId: Nullable(S),
     dedupeKey: Nullable(S),
     requestId: Nullable(S),

@@ -37,7 +37,15 @@ export function outboxProvider(log: Logger): SmsProvider {
     kind: "outbox",
     async send(tx, sms) {
       await writeOutbox(tx, sms);
-      log.info("sms outbox", { workspaceId: sms.workspaceId, messageId: sms.messageId, from: sms.from, to: sms.to, body: sms.body });
+      // Numbers and text are personal data: only at debug level, for a developer reading the outbox.
+      log.info("sms outbox", { workspaceId: sms.workspaceId, messageId: sms.messageId, characters: sms.body.length });
+      log.debug("sms outbox message", {
+        workspaceId: sms.workspaceId,
+        messageId: sms.messageId,
+        from: sms.from,
+        to: sms.to,
+        body: sms.body,
+      });
       return { providerMessageId: `outbox:${sms.messageId}` };
     },
   };
@@ -51,16 +59,19 @@ export interface HttpProviderOptions {
   authToken: string;
   /** Give up on one request after this long (it is then retried). */
   timeoutMs?: number;
+  /** Where the provider posts the message's delivery receipts (`StatusCallback`): PUBLIC_BASE_URL/webhooks/sms. */
+  statusCallbackUrl?: string;
 }
 
 /**
  * Twilio's Messages API shape: `POST {url}/2010-04-01/Accounts/{sid}/Messages.json`, form-encoded To, From
- * and Body, HTTP Basic with the account sid and token, and the message id as `Idempotency-Key`, so a retried
- * request cannot create a second message. 2xx with a `sid` is accepted; 408, 429, 5xx and network faults
- * are retried; any other 4xx is a permanent refusal.
+ * and Body (and StatusCallback, where receipts go), HTTP Basic with the account sid and token, and the message id
+ * as `Idempotency-Key`, so a retried request cannot create a second message. 2xx with a `sid` is accepted; 408,
+ * 429, 5xx and network faults are retried; any other 4xx is a permanent refusal.
  */
 export function httpProvider(options: HttpProviderOptions): SmsProvider {
-  const endpoint = `${options.url.replace(/\/+$/, "")}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}/Messages.json`;
+  const base = options.url.replace(/\/+$/, "");
+  const endpoint = `${base}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}/Messages.json`;
   const authorization = `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString("base64")}`;
   return {
     kind: "http",
@@ -75,7 +86,12 @@ export function httpProvider(options: HttpProviderOptions): SmsProvider {
             accept: "application/json",
             "idempotency-key": sms.messageId,
           },
-          body: new URLSearchParams({ To: sms.to, From: sms.from, Body: sms.body }).toString(),
+          body: new URLSearchParams({
+            To: sms.to,
+            From: sms.from,
+            Body: sms.body,
+            ...(options.statusCallbackUrl ? { StatusCallback: options.statusCallbackUrl } : {}),
+          }).toString(),
           signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
         });
       } catch (error) {
@@ -90,8 +106,13 @@ export function httpProvider(options: HttpProviderOptions): SmsProvider {
         if (typeof parsed.sid === "string" && parsed.sid) return { providerMessageId: parsed.sid };
         throw new SmsSendError(`provider answered ${response.status} without a message sid`, false);
       }
-      const detail = [response.status, parsed.code, typeof parsed.message === "string" ? parsed.message : text.slice(0, 200)]
-        .filter((x) => x !== undefined && x !== "").join(" ");
+      const detail = [
+        response.status,
+        parsed.code,
+        typeof parsed.message === "string" ? parsed.message : text.slice(0, 200),
+      ]
+        .filter((x) => x !== undefined && x !== "")
+        .join(" ");
       const retryable = response.status === 408 || response.status === 429 || response.status >= 500;
       throw new SmsSendError(`provider refused: ${detail}`, !retryable);
     },
@@ -101,5 +122,10 @@ export function httpProvider(options: HttpProviderOptions): SmsProvider {
 /** The provider the configuration names: HTTP when SMS_PROVIDER_URL is set, else the outbox. */
 export function smsProviderFor(config: Readonly<Config>, log: Logger): SmsProvider {
   if (!config.smsProviderUrl) return outboxProvider(log);
-  return httpProvider({ url: config.smsProviderUrl, accountSid: config.smsAccountSid ?? "", authToken: config.smsAuthToken ?? "" });
+  return httpProvider({
+    url: config.smsProviderUrl,
+    accountSid: config.smsAccountSid ?? "",
+    authToken: config.smsAuthToken ?? "",
+    statusCallbackUrl: `${config.publicBaseUrl}/webhooks/sms`,
+  });
 }

@@ -1,12 +1,23 @@
-/** Loads a workspace document (CONTRACT.md §6) in one transaction: validate, check references, write, or nothing at all. */
+/**
+ * Loads a workspace document (CONTRACT.md §6) in one transaction: validate, check references, write, or nothing at all.
+ */
 import { isConnectionError, type Db, type Tx } from "../core/db.ts";
 import { recordActivity } from "../core/activity.ts";
 import { AppError } from "../core/errors.ts";
 import { workspaceIdOf } from "../core/workspaces.ts";
+import { recordEvent } from "../events/record.ts";
 import { ImportRejected } from "./errors.ts";
+import { workspaceImported } from "./events.ts";
 import { planImport, type Plan } from "./plan.ts";
 import { checkAgainstWorkspace } from "./references.ts";
-import { bumpInvoiceRevisions, demoteOwnersExcept, lockWorkspace, ownerCount, setRegime, writeTable } from "./queries.ts";
+import {
+  bumpInvoiceRevisions,
+  demoteOwnersExcept,
+  lockWorkspace,
+  ownerCount,
+  setRegime,
+  writeTable,
+} from "./queries.ts";
 import { invoiceChildren, tableOrder } from "./tables.ts";
 import { validateDocument } from "./validate.ts";
 
@@ -32,6 +43,7 @@ export async function loadPlan(tx: Tx, workspaceId: string, plan: Plan): Promise
   await checkAgainstWorkspace(tx, workspaceId, plan);
   if (plan.owner) await demoteOwnersExcept(tx, workspaceId, plan.owner.id);
   const invoicesWritten = new Set<string>();
+  let written = 0;
   const invoicesTouched = new Set<string>();
   for (const table of tableOrder) {
     const rows = plan.rows[table] ?? [];
@@ -41,25 +53,50 @@ export async function loadPlan(tx: Tx, workspaceId: string, plan: Plan): Promise
     const isChild = invoiceChildren.includes(table);
     let changed: string[];
     try {
-      changed = await writeTable(tx, workspaceId, table, rows, parents, isInvoice || isChild);
+      const result = await writeTable(tx, workspaceId, table, rows, parents, isInvoice || isChild);
+      changed = result.changed;
+      written += result.written;
     } catch (error) {
       // The checks above should leave nothing for the database to refuse; if it does, say which table.
       if (error instanceof AppError || isConnectionError(error)) throw error;
-      throw new ImportRejected({ path: "", message: `The database refused the ${table} rows: ${(error as Error).message}` });
+      // A refusal during COPY says where: "COPY import_<table>, line N[, column C]: <the row or value>".
+      const where = (error as { where?: string }).where?.split(": ")[0];
+      throw new ImportRejected({
+        path: "",
+        message: `The database refused the ${table} rows: ${(error as Error).message}${where ? ` (${where})` : ""}`,
+      });
     }
     for (const id of changed) (isInvoice ? invoicesWritten : isChild ? invoicesTouched : undefined)?.add(id);
   }
-  await bumpInvoiceRevisions(tx, workspaceId, [...invoicesTouched].filter((id) => !invoicesWritten.has(id)));
+  await bumpInvoiceRevisions(
+    tx,
+    workspaceId,
+    [...invoicesTouched].filter((id) => !invoicesWritten.has(id)),
+  );
   if (plan.regime) {
     const { changed, revision } = await setRegime(tx, workspaceId, plan.regime);
     if (changed) {
+      written++;
       await recordActivity(tx, {
-        workspaceId, keyId: null, action: "maintenance-pro.hazard_settings_imported", subjectKind: "hazard_settings",
-        subjectId: workspaceId, detail: { regime: plan.regime, revision },
+        workspaceId,
+        keyId: null,
+        action: "maintenance-pro.hazard_settings_imported",
+        subjectKind: "hazard_settings",
+        subjectId: workspaceId,
+        detail: { regime: plan.regime, revision },
       });
     }
   }
   if ((await ownerCount(tx, workspaceId)) !== 1) {
     throw new ImportRejected({ path: "/users", message: "After the import the workspace must have exactly one owner" });
   }
+  // A document that changed nothing (loaded again) records nothing, like an idempotent replay.
+  if (written === 0) return;
+  await recordEvent(tx, workspaceImported, {
+    workspaceId,
+    subjectId: workspaceId,
+    data: plan.counts,
+    requestId: null,
+    actor: { kind: "cli", id: null },
+  });
 }

@@ -3,12 +3,21 @@ import { contactNorms, normalisePostcode } from "../contacts/normalise.ts";
 import { deriveInvoice } from "../contractor_invoices/derive.ts";
 import { ImportRejected } from "./errors.ts";
 import { collections, type WorkspaceDoc } from "./schema.ts";
-import type { TableName } from "./tables.ts";
+import type { Row, Rows, TableName } from "./tables.ts";
 
 /** A kind of record another record can name. */
 export type Target =
-  | "users" | "contacts" | "properties" | "blocks" | "units" | "tenancies" | "repairs" | "tasks" | "inspections"
-  | "keySets" | "contractorInvoices";
+  | "users"
+  | "contacts"
+  | "properties"
+  | "blocks"
+  | "units"
+  | "tenancies"
+  | "repairs"
+  | "tasks"
+  | "inspections"
+  | "keySets"
+  | "contractorInvoices";
 
 /** Facts about a record that reference rules look at (contact kind, unit's property, tenancy's unit). */
 export type Attributes = Record<string, string | null>;
@@ -33,7 +42,7 @@ export interface Claim {
 /** Everything the writer and the reference check need. */
 export interface Plan {
   counts: Record<string, number>;
-  rows: Partial<Record<TableName, Record<string, unknown>[]>>;
+  rows: Rows;
   /** For nested lists: the parents whose lists the document gives in full. */
   parents: Partial<Record<TableName, string[]>>;
   refs: Ref[];
@@ -48,13 +57,31 @@ export interface Plan {
 
 /** Record kinds a `subjectKind` may name, checked when used. */
 export const subjectTargets: Record<string, Target> = {
-  property: "properties", block: "blocks", unit: "units", tenancy: "tenancies", contact: "contacts", repair: "repairs",
-  task: "tasks", inspection: "inspections", key_set: "keySets", contractor_invoice: "contractorInvoices", user: "users",
+  property: "properties",
+  block: "blocks",
+  unit: "units",
+  tenancy: "tenancies",
+  contact: "contacts",
+  repair: "repairs",
+  task: "tasks",
+  inspection: "inspections",
+  key_set: "keySets",
+  contractor_invoice: "contractorInvoices",
+  user: "users",
 };
 
 const singular: Record<Target, string> = {
-  users: "user", contacts: "contact", properties: "property", blocks: "block", units: "unit", tenancies: "tenancy",
-  repairs: "repair", tasks: "task", inspections: "inspection", keySets: "key set", contractorInvoices: "contractor invoice",
+  users: "user",
+  contacts: "contact",
+  properties: "property",
+  blocks: "block",
+  units: "unit",
+  tenancies: "tenancy",
+  repairs: "repair",
+  tasks: "task",
+  inspections: "inspection",
+  keySets: "key set",
+  contractorInvoices: "contractor invoice",
 };
 
 /** The name of a record kind, for messages. */
@@ -63,7 +90,8 @@ export function nameOf(target: Target): string {
 }
 
 const blockPolicy = "block-facts-2025-1";
-const n = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
+/** A value the document may leave out, as a column value: null when absent. */
+const orNull = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
 
 /** A registration number as the API stores it: trimmed; an all-digit one left-padded with zeros to 8. */
 function storedRegistration(value: string | null | undefined): string | null {
@@ -75,9 +103,15 @@ function storedRegistration(value: string | null | undefined): string | null {
 /** Turns a validated document into a plan; throws ImportRejected for rules that need nothing but the document. */
 export function planImport(doc: WorkspaceDoc): Plan {
   const rows: Plan["rows"] = {};
-  const add = (table: TableName, row: Record<string, unknown>) => (rows[table] ??= []).push(row);
+  const add = <N extends TableName>(table: N, row: Row<N>) => {
+    rows[table] ??= [];
+    (rows[table] as Row<N>[]).push(row);
+  };
   const parents: Plan["parents"] = {};
-  const parent = (table: TableName, id: string) => (parents[table] ??= []).push(id);
+  const parent = (table: TableName, id: string) => {
+    parents[table] ??= [];
+    parents[table].push(id);
+  };
   const refs: Ref[] = [];
   const claims: Claim[] = [];
   const known = Object.fromEntries(Object.keys(singular).map((k) => [k, new Map()])) as Plan["known"];
@@ -101,7 +135,10 @@ export function planImport(doc: WorkspaceDoc): Plan {
     claims.push({ table, parentColumn, id, parent: parentId, path });
   const correction = (c: { correctedAt?: string | null; correctionReason?: string | null }, path: string) => {
     if (c.correctedAt && !c.correctionReason?.trim()) {
-      throw new ImportRejected({ path: `${path}/correctionReason`, message: "A corrected entry needs a correctionReason" });
+      throw new ImportRejected({
+        path: `${path}/correctionReason`,
+        message: "A corrected entry needs a correctionReason",
+      });
     }
   };
 
@@ -111,12 +148,22 @@ export function planImport(doc: WorkspaceDoc): Plan {
     const path = `/users/${i}`;
     unique("user", u.id, path);
     if (u.role === "owner") {
-      if (owner) throw new ImportRejected({ path: `${path}/role`, message: `A workspace has one owner; ${owner.path} is already the owner` });
+      if (owner)
+        throw new ImportRejected({
+          path: `${path}/role`,
+          message: `A workspace has one owner; ${owner.path} is already the owner`,
+        });
       owner = { id: u.id, path };
     }
     users.push({ id: u.id, role: u.role, path });
     known.users.set(u.id, {});
-    add("users", { id: u.id, name: u.name, email: u.email?.trim() ?? null, role: u.role, created_at: n(u.createdAt) });
+    add("users", {
+      id: u.id,
+      name: u.name,
+      email: u.email?.trim() ?? null,
+      role: u.role,
+      created_at: orNull(u.createdAt),
+    });
   });
 
   for (const m of doc.entitlements ?? []) add("workspace_modules", { module_id: m });
@@ -127,23 +174,48 @@ export function planImport(doc: WorkspaceDoc): Plan {
     known.contacts.set(c.id, { kind: c.kind });
     const norms = contactNorms(c);
     add("contacts", {
-      id: c.id, kind: c.kind, name: c.name, email: c.email?.trim() ?? null, mobile: n(c.mobile), address_line1: n(c.addressLine1),
-      address_line2: n(c.addressLine2), address_town: n(c.addressTown), address_postcode: normalisePostcode(c.addressPostcode),
-      overseas: c.overseas ?? false, roles: c.roles ?? [], registration_number: storedRegistration(c.registrationNumber),
-      registration_jurisdiction: n(c.registrationJurisdiction), website: n(c.website), notes: n(c.notes),
-      legacy_contact_id: n(c.legacyContactId),
-      name_norm: norms.nameNorm, email_norm: norms.emailNorm, email_canon: norms.emailCanon, mobile_norm: norms.mobileNorm,
-      postcode_norm: norms.postcodeNorm, registration_norm: norms.registrationNorm,
-      archived_at: n(c.archivedAt), created_at: n(c.createdAt),
+      id: c.id,
+      kind: c.kind,
+      name: c.name,
+      email: c.email?.trim() ?? null,
+      mobile: orNull(c.mobile),
+      address_line1: orNull(c.addressLine1),
+      address_line2: orNull(c.addressLine2),
+      address_town: orNull(c.addressTown),
+      address_postcode: normalisePostcode(c.addressPostcode),
+      overseas: c.overseas ?? false,
+      roles: c.roles ?? [],
+      registration_number: storedRegistration(c.registrationNumber),
+      registration_jurisdiction: orNull(c.registrationJurisdiction),
+      website: orNull(c.website),
+      notes: orNull(c.notes),
+      legacy_contact_id: orNull(c.legacyContactId),
+      name_norm: norms.nameNorm,
+      email_norm: norms.emailNorm,
+      email_canon: norms.emailCanon,
+      mobile_norm: norms.mobileNorm,
+      postcode_norm: norms.postcodeNorm,
+      registration_norm: norms.registrationNorm,
+      archived_at: orNull(c.archivedAt),
+      created_at: orNull(c.createdAt),
     });
   });
 
   doc.companyPeople?.forEach((p, i) => {
     const path = `/companyPeople/${i}`;
     unique("company person", `${p.companyId}/${p.contactId}`, path);
-    ref("contacts", p.companyId, path, "companyId", { attribute: "kind", value: "company", message: "must be a contact of kind company" });
+    ref("contacts", p.companyId, path, "companyId", {
+      attribute: "kind",
+      value: "company",
+      message: "must be a contact of kind company",
+    });
     ref("contacts", p.contactId, path, "contactId");
-    add("company_people", { company_id: p.companyId, contact_id: p.contactId, role: n(p.role), archived_at: n(p.archivedAt) });
+    add("company_people", {
+      company_id: p.companyId,
+      contact_id: p.contactId,
+      role: orNull(p.role),
+      archived_at: orNull(p.archivedAt),
+    });
   });
 
   doc.properties?.forEach((p, i) => {
@@ -151,8 +223,13 @@ export function planImport(doc: WorkspaceDoc): Plan {
     unique("property", p.id, path);
     known.properties.set(p.id, {});
     add("properties", {
-      id: p.id, label: p.label, address_line1: n(p.addressLine1), address_town: n(p.addressTown),
-      address_postcode: normalisePostcode(p.addressPostcode), facts: p.facts ?? {}, created_at: n(p.createdAt),
+      id: p.id,
+      label: p.label,
+      address_line1: orNull(p.addressLine1),
+      address_town: orNull(p.addressTown),
+      address_postcode: normalisePostcode(p.addressPostcode),
+      facts: p.facts ?? {},
+      created_at: orNull(p.createdAt),
     });
     parent("property_landlords", p.id);
     p.landlordContactIds?.forEach((c, j) => {
@@ -169,8 +246,13 @@ export function planImport(doc: WorkspaceDoc): Plan {
     ref("users", b.updatedByUserId, path, "updatedByUserId");
     const policy = b.policyVersion ?? blockPolicy;
     add("blocks", {
-      id: b.id, property_id: b.propertyId, label: b.label, facts: b.facts ?? {}, policy_version: policy,
-      updated_at: n(b.updatedAt), updated_by_user_id: n(b.updatedByUserId),
+      id: b.id,
+      property_id: b.propertyId,
+      label: b.label,
+      facts: b.facts ?? {},
+      policy_version: policy,
+      updated_at: orNull(b.updatedAt),
+      updated_by_user_id: orNull(b.updatedByUserId),
     });
     parent("block_fact_history", b.id);
     b.history?.forEach((h, j) => {
@@ -179,8 +261,13 @@ export function planImport(doc: WorkspaceDoc): Plan {
       claim("block_fact_history", "block_id", h.id, b.id, hp);
       ref("users", h.actorUserId, hp, "actorUserId");
       add("block_fact_history", {
-        id: h.id, block_id: b.id, kind: h.kind, detail: h.detail, actor_user_id: n(h.actorUserId),
-        policy_version: h.policyVersion ?? policy, created_at: h.createdAt,
+        id: h.id,
+        block_id: b.id,
+        kind: h.kind,
+        detail: h.detail,
+        actor_user_id: orNull(h.actorUserId),
+        policy_version: h.policyVersion ?? policy,
+        created_at: h.createdAt,
       });
     });
   });
@@ -190,8 +277,12 @@ export function planImport(doc: WorkspaceDoc): Plan {
     unique("unit", u.id, path);
     known.units.set(u.id, { propertyId: u.propertyId });
     ref("properties", u.propertyId, path, "propertyId");
-    ref("blocks", u.blockId, path, "blockId", { attribute: "propertyId", value: u.propertyId, message: `must be a block of property "${u.propertyId}"` });
-    add("units", { id: u.id, property_id: u.propertyId, block_id: n(u.blockId), label: u.label });
+    ref("blocks", u.blockId, path, "blockId", {
+      attribute: "propertyId",
+      value: u.propertyId,
+      message: `must be a block of property "${u.propertyId}"`,
+    });
+    add("units", { id: u.id, property_id: u.propertyId, block_id: orNull(u.blockId), label: u.label });
     parent("unit_meters", u.id);
     for (const m of u.meters ?? []) add("unit_meters", { unit_id: u.id, meter: m });
   });
@@ -202,14 +293,24 @@ export function planImport(doc: WorkspaceDoc): Plan {
     known.tenancies.set(t.id, { unitId: t.unitId });
     ref("units", t.unitId, path, "unitId");
     add("tenancies", {
-      id: t.id, unit_id: t.unitId, status: t.status, starts_on: n(t.startsOn), ends_on: n(t.endsOn), notice_given_on: n(t.noticeGivenOn),
+      id: t.id,
+      unit_id: t.unitId,
+      status: t.status,
+      starts_on: orNull(t.startsOn),
+      ends_on: orNull(t.endsOn),
+      notice_given_on: orNull(t.noticeGivenOn),
     });
     parent("tenancy_occupants", t.id);
     t.occupants?.forEach((o, j) => {
       const op = `${path}/occupants/${j}`;
       unique(`occupant of tenancy ${t.id}`, o.contactId, op);
       ref("contacts", o.contactId, op, "contactId");
-      add("tenancy_occupants", { tenancy_id: t.id, contact_id: o.contactId, role: o.role ?? "tenant", is_lead: o.isLead ?? false });
+      add("tenancy_occupants", {
+        tenancy_id: t.id,
+        contact_id: o.contactId,
+        role: o.role ?? "tenant",
+        is_lead: o.isLead ?? false,
+      });
     });
   });
 
@@ -221,14 +322,24 @@ export function planImport(doc: WorkspaceDoc): Plan {
     handovers.push({ id: h.id, tenancyId: h.tenancyId, direction: h.direction, path });
     ref("tenancies", h.tenancyId, path, "tenancyId");
     add("handovers", {
-      id: h.id, tenancy_id: h.tenancyId, direction: h.direction, status: h.status, due_on: n(h.dueOn),
-      completed_at: n(h.completedAt), forwarding_address: n(h.forwardingAddress),
-      notice_evidence_document_id: n(h.noticeEvidenceDocumentId),
+      id: h.id,
+      tenancy_id: h.tenancyId,
+      direction: h.direction,
+      status: h.status,
+      due_on: orNull(h.dueOn),
+      completed_at: orNull(h.completedAt),
+      forwarding_address: orNull(h.forwardingAddress),
+      notice_evidence_document_id: orNull(h.noticeEvidenceDocumentId),
     });
     parent("handover_meter_readings", h.id);
     h.meterReadings?.forEach((r, j) => {
       unique(`meter reading of handover ${h.id}`, r.meter, `${path}/meterReadings/${j}/meter`);
-      add("handover_meter_readings", { handover_id: h.id, meter: r.meter, reading: String(r.reading), read_on: n(r.readOn) });
+      add("handover_meter_readings", {
+        handover_id: h.id,
+        meter: r.meter,
+        reading: String(r.reading),
+        read_on: orNull(r.readOn),
+      });
     });
   });
 
@@ -237,8 +348,22 @@ export function planImport(doc: WorkspaceDoc): Plan {
     unique("repair", r.id, path);
     known.repairs.set(r.id, {});
     ref("properties", r.propertyId, path, "propertyId");
-    ref("units", r.unitId, path, "unitId", r.propertyId ? { attribute: "propertyId", value: r.propertyId, message: `must be a unit of property "${r.propertyId}"` } : undefined);
-    add("repairs", { id: r.id, reference: n(r.reference), status: n(r.status), property_id: n(r.propertyId), unit_id: n(r.unitId) });
+    ref(
+      "units",
+      r.unitId,
+      path,
+      "unitId",
+      r.propertyId
+        ? { attribute: "propertyId", value: r.propertyId, message: `must be a unit of property "${r.propertyId}"` }
+        : undefined,
+    );
+    add("repairs", {
+      id: r.id,
+      reference: orNull(r.reference),
+      status: orNull(r.status),
+      property_id: orNull(r.propertyId),
+      unit_id: orNull(r.unitId),
+    });
   });
 
   doc.tasks?.forEach((t, i) => {
@@ -250,11 +375,24 @@ export function planImport(doc: WorkspaceDoc): Plan {
     ref("users", t.assigneeUserId, path, "assigneeUserId");
     ref("users", t.createdByUserId, path, "createdByUserId");
     add("tasks", {
-      id: t.id, title: t.title, subject_kind: n(t.subjectKind), subject_id: n(t.subjectId), assignee_contact_id: n(t.assigneeContactId),
-      assignee_user_id: n(t.assigneeUserId), assignee_staff_id: n(t.assigneeStaffId), team_id: n(t.teamId),
-      task_type_id: n(t.taskTypeId), branch_id: n(t.branchId), priority: t.priority ?? "normal", due_on: n(t.dueOn),
-      status: t.status ?? "open", created_by_user_id: n(t.createdByUserId), dedupe_key: n(t.dedupeKey),
-      request_id: n(t.requestId), done_at: n(t.doneAt), created_at: n(t.createdAt),
+      id: t.id,
+      title: t.title,
+      subject_kind: orNull(t.subjectKind),
+      subject_id: orNull(t.subjectId),
+      assignee_contact_id: orNull(t.assigneeContactId),
+      assignee_user_id: orNull(t.assigneeUserId),
+      assignee_staff_id: orNull(t.assigneeStaffId),
+      team_id: orNull(t.teamId),
+      task_type_id: orNull(t.taskTypeId),
+      branch_id: orNull(t.branchId),
+      priority: t.priority ?? "normal",
+      due_on: orNull(t.dueOn),
+      status: t.status ?? "open",
+      created_by_user_id: orNull(t.createdByUserId),
+      dedupe_key: orNull(t.dedupeKey),
+      request_id: orNull(t.requestId),
+      done_at: orNull(t.doneAt),
+      created_at: orNull(t.createdAt),
     });
   });
 
@@ -264,8 +402,15 @@ export function planImport(doc: WorkspaceDoc): Plan {
     known.inspections.set(s.id, {});
     ref("tenancies", s.tenancyId, path, "tenancyId");
     add("inspections", {
-      id: s.id, tenancy_id: s.tenancyId, kind: s.kind, reference: s.reference, status: s.status, outcome: n(s.outcome),
-      due_on: n(s.dueOn), booked_for: n(s.bookedFor), completed_at: n(s.completedAt),
+      id: s.id,
+      tenancy_id: s.tenancyId,
+      kind: s.kind,
+      reference: s.reference,
+      status: s.status,
+      outcome: orNull(s.outcome),
+      due_on: orNull(s.dueOn),
+      booked_for: orNull(s.bookedFor),
+      completed_at: orNull(s.completedAt),
     });
     parent("inspection_findings", s.id);
     s.findings?.forEach((f, j) => {
@@ -274,7 +419,14 @@ export function planImport(doc: WorkspaceDoc): Plan {
       claim("inspection_findings", "inspection_id", f.id, s.id, fp);
       ref("repairs", f.repairId, fp, "repairId");
       ref("tasks", f.taskId, fp, "taskId");
-      add("inspection_findings", { id: f.id, inspection_id: s.id, area: f.area, item: n(f.item), repair_id: n(f.repairId), task_id: n(f.taskId) });
+      add("inspection_findings", {
+        id: f.id,
+        inspection_id: s.id,
+        area: f.area,
+        item: orNull(f.item),
+        repair_id: orNull(f.repairId),
+        task_id: orNull(f.taskId),
+      });
     });
   });
 
@@ -284,10 +436,26 @@ export function planImport(doc: WorkspaceDoc): Plan {
     known.keySets.set(k.id, {});
     ref("units", k.unitId, path, "unitId");
     ref("contacts", k.holderContactId, path, "holderContactId");
-    ref("tenancies", k.tenancyId, path, "tenancyId", k.unitId ? { attribute: "unitId", value: k.unitId, message: `must be a tenancy of unit "${k.unitId}"` } : undefined);
+    ref(
+      "tenancies",
+      k.tenancyId,
+      path,
+      "tenancyId",
+      k.unitId
+        ? { attribute: "unitId", value: k.unitId, message: `must be a tenancy of unit "${k.unitId}"` }
+        : undefined,
+    );
     add("key_sets", {
-      id: k.id, reference: k.reference, label: k.label, unit_id: n(k.unitId), status: k.status, sequence: k.sequence ?? 0,
-      holder_type: k.holderType, holder_contact_id: n(k.holderContactId), holder_name: k.holderName ?? "", tenancy_id: n(k.tenancyId),
+      id: k.id,
+      reference: k.reference,
+      label: k.label,
+      unit_id: orNull(k.unitId),
+      status: k.status,
+      sequence: k.sequence ?? 0,
+      holder_type: k.holderType,
+      holder_contact_id: orNull(k.holderContactId),
+      holder_name: k.holderName ?? "",
+      tenancy_id: orNull(k.tenancyId),
     });
   });
 
@@ -296,9 +464,17 @@ export function planImport(doc: WorkspaceDoc): Plan {
     unique("key report", r.id, path);
     ref("keySets", r.keySetId, path, "keySetId");
     add("key_reports", {
-      id: r.id, key_set_id: r.keySetId, note: r.note, source_kind: r.source.kind, source_id: n(r.source.id),
-      source_label: n(r.source.label), reported_by: r.reportedBy, reported_at: r.reportedAt, cleared_note: n(r.cleared?.note),
-      cleared_by: n(r.cleared?.by), cleared_at: n(r.cleared?.at),
+      id: r.id,
+      key_set_id: r.keySetId,
+      note: r.note,
+      source_kind: r.source.kind,
+      source_id: orNull(r.source.id),
+      source_label: orNull(r.source.label),
+      reported_by: r.reportedBy,
+      reported_at: r.reportedAt,
+      cleared_note: orNull(r.cleared?.note),
+      cleared_by: orNull(r.cleared?.by),
+      cleared_at: orNull(r.cleared?.at),
     });
   });
 
@@ -315,42 +491,92 @@ export function planImport(doc: WorkspaceDoc): Plan {
     const payments = v.payments ?? [];
     const creditNotes = v.creditNotes ?? [];
     const recoveries = v.recoveries ?? [];
-    payments.forEach((p, j) => correction(p, `${path}/payments/${j}`));
-    creditNotes.forEach((c, j) => correction(c, `${path}/creditNotes/${j}`));
-    recoveries.forEach((r, j) => correction(r, `${path}/recoveries/${j}`));
+    for (const [j, p] of payments.entries()) correction(p, `${path}/payments/${j}`);
+    for (const [j, c] of creditNotes.entries()) correction(c, `${path}/creditNotes/${j}`);
+    for (const [j, r] of recoveries.entries()) correction(r, `${path}/recoveries/${j}`);
     const a = v.authorisation;
     if (a) {
       const value = JSON.stringify([a.basis, a.authorisedMinor, a.authorisedCurrency]);
       const first = authorisations.get(a.id);
       if (first && first.value !== value) {
-        throw new ImportRejected({ path: `${path}/authorisation`, message: `Authorisation "${a.id}" differs from the one at ${first.path}` });
+        throw new ImportRejected({
+          path: `${path}/authorisation`,
+          message: `Authorisation "${a.id}" differs from the one at ${first.path}`,
+        });
       }
       if (!first) {
         authorisations.set(a.id, { value, path: `${path}/authorisation` });
-        add("contractor_authorisations", { id: a.id, basis: a.basis, authorised_minor: a.authorisedMinor, authorised_currency: a.authorisedCurrency });
+        add("contractor_authorisations", {
+          id: a.id,
+          basis: a.basis,
+          authorised_minor: a.authorisedMinor,
+          authorised_currency: a.authorisedCurrency,
+        });
       }
     }
     if (v.limitOverride && !a) {
-      throw new ImportRejected({ path: `${path}/limitOverride`, message: "A limit override needs the invoice's authorisation" });
+      throw new ImportRejected({
+        path: `${path}/limitOverride`,
+        message: "A limit override needs the invoice's authorisation",
+      });
     }
     const totals = deriveInvoice({
-      borneBy: v.borneBy, approvedAt: n(v.approvedAt), disputedAt: n(v.disputedAt), voidedAt: n(v.voidedAt), lines,
-      payments: payments.map((p) => ({ amountMinor: p.amountMinor, correctedAt: n(p.correctedAt) })),
-      creditNotes: creditNotes.map((c) => ({ netMinor: c.netMinor, vatMinor: c.vatMinor, correctedAt: n(c.correctedAt) })),
-      recoveries: recoveries.map((r) => ({ amountMinor: r.amountMinor, correctedAt: n(r.correctedAt) })),
+      borneBy: v.borneBy,
+      approvedAt: orNull(v.approvedAt),
+      disputedAt: orNull(v.disputedAt),
+      voidedAt: orNull(v.voidedAt),
+      lines,
+      payments: payments.map((p) => ({ amountMinor: p.amountMinor, correctedAt: orNull(p.correctedAt) })),
+      creditNotes: creditNotes.map((c) => ({
+        netMinor: c.netMinor,
+        vatMinor: c.vatMinor,
+        correctedAt: orNull(c.correctedAt),
+      })),
+      recoveries: recoveries.map((r) => ({ amountMinor: r.amountMinor, correctedAt: orNull(r.correctedAt) })),
     });
     add("contractor_invoices", {
-      id: v.id, subject_kind: n(v.subjectKind), subject_id: n(v.subjectId), subject_label: n(v.subjectLabel),
-      property_id: n(v.propertyId), tenancy_id: n(v.tenancyId), contractor_contact_id: n(v.contractorContactId), number: v.number,
-      issued_on: n(v.issuedOn), due_on: n(v.dueOn), currency: v.currency ?? "GBP", borne_by: v.borneBy, document_id: n(v.documentId),
-      approved_at: n(v.approvedAt), disputed_at: n(v.disputedAt), dispute_reason: n(v.disputeReason), disputed_minor: n(v.disputedMinor),
-      voided_at: n(v.voidedAt), void_reason: n(v.voidReason), legacy: v.legacy ?? false, legacy_status: n(v.legacyStatus),
-      legacy_settled: n(v.legacySettled), authorisation_id: a?.id ?? null, net_minor: totals.netMinor, vat_minor: totals.vatMinor,
-      gross_minor: totals.grossMinor, credited_minor: totals.creditedMinor, payable_minor: totals.payableMinor, paid_minor: totals.paidMinor,
-      outstanding_minor: totals.outstandingMinor, recovered_minor: totals.recoveredMinor, recoverable_minor: totals.recoverableMinor,
-      status: totals.status, created_at: n(v.createdAt),
+      id: v.id,
+      subject_kind: orNull(v.subjectKind),
+      subject_id: orNull(v.subjectId),
+      subject_label: orNull(v.subjectLabel),
+      property_id: orNull(v.propertyId),
+      tenancy_id: orNull(v.tenancyId),
+      contractor_contact_id: orNull(v.contractorContactId),
+      number: v.number,
+      issued_on: orNull(v.issuedOn),
+      due_on: orNull(v.dueOn),
+      currency: v.currency ?? "GBP",
+      borne_by: v.borneBy,
+      document_id: orNull(v.documentId),
+      approved_at: orNull(v.approvedAt),
+      disputed_at: orNull(v.disputedAt),
+      dispute_reason: orNull(v.disputeReason),
+      disputed_minor: orNull(v.disputedMinor),
+      voided_at: orNull(v.voidedAt),
+      void_reason: orNull(v.voidReason),
+      legacy: v.legacy ?? false,
+      legacy_status: orNull(v.legacyStatus),
+      legacy_settled: orNull(v.legacySettled),
+      authorisation_id: a?.id ?? null,
+      net_minor: totals.netMinor,
+      vat_minor: totals.vatMinor,
+      gross_minor: totals.grossMinor,
+      credited_minor: totals.creditedMinor,
+      payable_minor: totals.payableMinor,
+      paid_minor: totals.paidMinor,
+      outstanding_minor: totals.outstandingMinor,
+      recovered_minor: totals.recoveredMinor,
+      recoverable_minor: totals.recoverableMinor,
+      status: totals.status,
+      created_at: orNull(v.createdAt),
     });
-    for (const table of ["contractor_invoice_lines", "contractor_payments", "contractor_credit_notes", "contractor_recoveries", "contractor_limit_overrides"] as const) {
+    for (const table of [
+      "contractor_invoice_lines",
+      "contractor_payments",
+      "contractor_credit_notes",
+      "contractor_recoveries",
+      "contractor_limit_overrides",
+    ] as const) {
       parent(table, v.id);
     }
     lines.forEach((l, j) => {
@@ -358,8 +584,13 @@ export function planImport(doc: WorkspaceDoc): Plan {
       unique("invoice line", l.id, lp);
       claim("contractor_invoice_lines", "invoice_id", l.id, v.id, lp);
       add("contractor_invoice_lines", {
-        id: l.id, invoice_id: v.id, ordinal: l.ordinal ?? j + 1, kind: l.kind, description: l.description,
-        net_minor: l.netMinor, vat_minor: l.vatMinor,
+        id: l.id,
+        invoice_id: v.id,
+        ordinal: l.ordinal ?? j + 1,
+        kind: l.kind,
+        description: l.description,
+        net_minor: l.netMinor,
+        vat_minor: l.vatMinor,
       });
     });
     payments.forEach((p, j) => {
@@ -367,8 +598,15 @@ export function planImport(doc: WorkspaceDoc): Plan {
       unique("payment", p.id, pp);
       claim("contractor_payments", "invoice_id", p.id, v.id, pp);
       add("contractor_payments", {
-        id: p.id, invoice_id: v.id, amount_minor: p.amountMinor, paid_on: p.paidOn, reference: n(p.reference), legacy: p.legacy ?? false,
-        created_at: n(p.createdAt), corrected_at: n(p.correctedAt), correction_reason: n(p.correctionReason),
+        id: p.id,
+        invoice_id: v.id,
+        amount_minor: p.amountMinor,
+        paid_on: p.paidOn,
+        reference: orNull(p.reference),
+        legacy: p.legacy ?? false,
+        created_at: orNull(p.createdAt),
+        corrected_at: orNull(p.correctedAt),
+        correction_reason: orNull(p.correctionReason),
       });
     });
     creditNotes.forEach((c, j) => {
@@ -376,9 +614,17 @@ export function planImport(doc: WorkspaceDoc): Plan {
       unique("credit note", c.id, cp);
       claim("contractor_credit_notes", "invoice_id", c.id, v.id, cp);
       add("contractor_credit_notes", {
-        id: c.id, invoice_id: v.id, number: c.number, issued_on: c.issuedOn, net_minor: c.netMinor, vat_minor: c.vatMinor,
-        reason: n(c.reason), document_id: n(c.documentId), created_at: n(c.createdAt), corrected_at: n(c.correctedAt),
-        correction_reason: n(c.correctionReason),
+        id: c.id,
+        invoice_id: v.id,
+        number: c.number,
+        issued_on: c.issuedOn,
+        net_minor: c.netMinor,
+        vat_minor: c.vatMinor,
+        reason: orNull(c.reason),
+        document_id: orNull(c.documentId),
+        created_at: orNull(c.createdAt),
+        corrected_at: orNull(c.correctedAt),
+        correction_reason: orNull(c.correctionReason),
       });
     });
     recoveries.forEach((r, j) => {
@@ -386,8 +632,14 @@ export function planImport(doc: WorkspaceDoc): Plan {
       unique("recovery", r.id, rp);
       claim("contractor_recoveries", "invoice_id", r.id, v.id, rp);
       add("contractor_recoveries", {
-        id: r.id, invoice_id: v.id, amount_minor: r.amountMinor, received_on: r.receivedOn, reference: n(r.reference),
-        created_at: n(r.createdAt), corrected_at: n(r.correctedAt), correction_reason: n(r.correctionReason),
+        id: r.id,
+        invoice_id: v.id,
+        amount_minor: r.amountMinor,
+        received_on: r.receivedOn,
+        reference: orNull(r.reference),
+        created_at: orNull(r.createdAt),
+        corrected_at: orNull(r.correctedAt),
+        correction_reason: orNull(r.correctionReason),
       });
     });
     const o = v.limitOverride;
@@ -397,9 +649,18 @@ export function planImport(doc: WorkspaceDoc): Plan {
       claim("contractor_limit_overrides", "invoice_id", o.id, v.id, op);
       ref("users", o.userId, op, "userId");
       add("contractor_limit_overrides", {
-        id: o.id, invoice_id: v.id, state: o.state, basis: o.basis, authorised_minor: o.authorisedMinor,
-        authorised_currency: o.authorisedCurrency, earlier_minor: o.earlierMinor, charged_minor: o.chargedMinor,
-        excess_minor: o.excessMinor, reason: o.reason, user_id: n(o.userId), created_at: n(o.createdAt),
+        id: o.id,
+        invoice_id: v.id,
+        state: o.state,
+        basis: o.basis,
+        authorised_minor: o.authorisedMinor,
+        authorised_currency: o.authorisedCurrency,
+        earlier_minor: o.earlierMinor,
+        charged_minor: o.chargedMinor,
+        excess_minor: o.excessMinor,
+        reason: o.reason,
+        user_id: orNull(o.userId),
+        created_at: orNull(o.createdAt),
       });
     }
   });
@@ -407,7 +668,8 @@ export function planImport(doc: WorkspaceDoc): Plan {
   doc.calendarEvents?.forEach((e, i) => {
     const path = `/calendarEvents/${i}`;
     unique("calendar event", e.id, path);
-    if (Date.parse(e.endsAt) <= Date.parse(e.startsAt)) throw new ImportRejected({ path: `${path}/endsAt`, message: "endsAt must be after startsAt" });
+    if (Date.parse(e.endsAt) <= Date.parse(e.startsAt))
+      throw new ImportRejected({ path: `${path}/endsAt`, message: "endsAt must be after startsAt" });
     subject(e.subjectKind, e.subjectId, path);
     ref("properties", e.propertyId, path, "propertyId");
     ref("users", e.staffUserId, path, "staffUserId");
@@ -416,12 +678,35 @@ export function planImport(doc: WorkspaceDoc): Plan {
     ref("users", e.createdByUserId, path, "createdByUserId");
     const f = e.feedback;
     add("calendar_events", {
-      id: e.id, title: e.title, kind: e.kind, subject_kind: n(e.subjectKind), subject_id: n(e.subjectId), starts_at: e.startsAt,
-      ends_at: e.endsAt, location: n(e.location), status: e.status ?? "scheduled", created_by_user_id: n(e.createdByUserId),
-      property_id: n(e.propertyId), staff_user_id: n(e.staffUserId), contact_id: n(e.contactId), notes: n(e.notes),
-      outcome: n(e.outcome), outcome_note: n(e.outcomeNote), outcome_recorded_at: n(e.outcomeRecordedAt),
-      feedback: f ? { interest: n(f.interest), themes: f.themes ?? [], nextAction: n(f.nextAction), note: n(f.note) } : null,
-      follow_up_task_id: n(e.followUpTaskId), cancel_reason: n(e.cancelReason), cancelled_at: n(e.cancelledAt), created_at: n(e.createdAt),
+      id: e.id,
+      title: e.title,
+      kind: e.kind,
+      subject_kind: orNull(e.subjectKind),
+      subject_id: orNull(e.subjectId),
+      starts_at: e.startsAt,
+      ends_at: e.endsAt,
+      location: orNull(e.location),
+      status: e.status ?? "scheduled",
+      created_by_user_id: orNull(e.createdByUserId),
+      property_id: orNull(e.propertyId),
+      staff_user_id: orNull(e.staffUserId),
+      contact_id: orNull(e.contactId),
+      notes: orNull(e.notes),
+      outcome: orNull(e.outcome),
+      outcome_note: orNull(e.outcomeNote),
+      outcome_recorded_at: orNull(e.outcomeRecordedAt),
+      feedback: f
+        ? {
+            interest: orNull(f.interest),
+            themes: f.themes ?? [],
+            nextAction: orNull(f.nextAction),
+            note: orNull(f.note),
+          }
+        : null,
+      follow_up_task_id: orNull(e.followUpTaskId),
+      cancel_reason: orNull(e.cancelReason),
+      cancelled_at: orNull(e.cancelledAt),
+      created_at: orNull(e.createdAt),
     });
   });
 
@@ -430,8 +715,14 @@ export function planImport(doc: WorkspaceDoc): Plan {
     unique("SMS thread", s.id, path);
     ref("contacts", s.contactId, path, "contactId");
     add("sms_threads", {
-      id: s.id, local_number: s.localNumber, address: s.address, contact_id: n(s.contactId), last_message_at: n(s.lastMessageAt),
-      last_inbound_at: n(s.lastInboundAt), preview: n(s.preview), stopped: s.stopped ?? false,
+      id: s.id,
+      local_number: s.localNumber,
+      address: s.address,
+      contact_id: orNull(s.contactId),
+      last_message_at: orNull(s.lastMessageAt),
+      last_inbound_at: orNull(s.lastInboundAt),
+      preview: orNull(s.preview),
+      stopped: s.stopped ?? false,
     });
   });
 
@@ -440,13 +731,23 @@ export function planImport(doc: WorkspaceDoc): Plan {
     unique("portal access of contact", a.contactId, path);
     ref("contacts", a.contactId, path, "contactId");
     add("landlord_portal_access", {
-      contact_id: a.contactId, status: a.status, invited_at: n(a.invitedAt), accepted_at: n(a.acceptedAt), revoked_at: n(a.revokedAt),
+      contact_id: a.contactId,
+      status: a.status,
+      invited_at: orNull(a.invitedAt),
+      accepted_at: orNull(a.acceptedAt),
+      revoked_at: orNull(a.revokedAt),
     });
   });
 
   doc.onboardingCheckouts?.forEach((c, i) => {
     unique("onboarding checkout", c.id, `/onboardingCheckouts/${i}`);
-    add("onboarding_checkouts", { id: c.id, module_id: c.moduleId, status: c.status, started_at: n(c.startedAt), abandoned_at: n(c.abandonedAt) });
+    add("onboarding_checkouts", {
+      id: c.id,
+      module_id: c.moduleId,
+      status: c.status,
+      started_at: orNull(c.startedAt),
+      abandoned_at: orNull(c.abandonedAt),
+    });
   });
 
   const counts: Record<string, number> = {};
@@ -454,5 +755,16 @@ export function planImport(doc: WorkspaceDoc): Plan {
     const value = doc[c];
     counts[c] = Array.isArray(value) ? value.length : value ? 1 : 0;
   }
-  return { counts, rows, parents, refs, claims, handovers, users, owner, regime: doc.hazardSettings?.regime ?? null, known };
+  return {
+    counts,
+    rows,
+    parents,
+    refs,
+    claims,
+    handovers,
+    users,
+    owner,
+    regime: doc.hazardSettings?.regime ?? null,
+    known,
+  };
 }

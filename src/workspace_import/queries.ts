@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Db, Tx } from "../core/db.ts";
 import type { Attributes, Target } from "./plan.ts";
-import { tables, type ColumnType, type TableName, type TableSpec } from "./tables.ts";
+import { tables, type ColumnType, type Row, type TableName, type TableSpec } from "./tables.ts";
 
 type Sql = Db | Tx;
 
@@ -29,7 +29,12 @@ export async function lockWorkspace(tx: Tx, workspaceId: string): Promise<boolea
 }
 
 /** Stored records of a kind among `ids`, with their attributes. */
-export async function storedRecords(tx: Sql, workspaceId: string, target: Target, ids: string[]): Promise<Map<string, Attributes>> {
+export async function storedRecords(
+  tx: Sql,
+  workspaceId: string,
+  target: Target,
+  ids: string[],
+): Promise<Map<string, Attributes>> {
   const { table, attributes } = targetTables[target];
   const rows = await tx.unsafe<({ id: string } & Attributes)[]>(
     `select id::text${attributes} from ${table} where workspace_id = $1 and id = any($2::text[])`,
@@ -39,7 +44,13 @@ export async function storedRecords(tx: Sql, workspaceId: string, target: Target
 }
 
 /** The stored parent of each nested record among `ids` (a finding's inspection, a payment's invoice…). */
-export async function storedParents(tx: Sql, workspaceId: string, table: TableName, parentColumn: string, ids: string[]): Promise<Map<string, string>> {
+export async function storedParents(
+  tx: Sql,
+  workspaceId: string,
+  table: TableName,
+  parentColumn: string,
+  ids: string[],
+): Promise<Map<string, string>> {
   const rows = await tx.unsafe<{ id: string; parent: string }[]>(
     `select id::text, ${parentColumn}::text as parent from ${table} where workspace_id = $1 and id = any($2::text[])`,
     [workspaceId, ids],
@@ -50,7 +61,8 @@ export async function storedParents(tx: Sql, workspaceId: string, table: TableNa
 /** The stored handovers of some tenancies. */
 export async function storedHandovers(tx: Sql, workspaceId: string, tenancyIds: string[]) {
   return tx<{ id: string; tenancyId: string; direction: string }[]>`
-    select id, tenancy_id, direction from handovers where workspace_id = ${workspaceId} and tenancy_id = any(${tenancyIds}::text[])`;
+    select id, tenancy_id, direction from handovers
+    where workspace_id = ${workspaceId} and tenancy_id = any(${tenancyIds}::text[])`;
 }
 
 /** The id of the workspace's owner, if it has one. */
@@ -61,7 +73,9 @@ export async function storedOwner(tx: Sql, workspaceId: string): Promise<string 
 
 /** How many owners the workspace has. */
 export async function ownerCount(tx: Sql, workspaceId: string): Promise<number> {
-  const [row] = await tx<{ n: number }[]>`select count(*)::int as n from users where workspace_id = ${workspaceId} and role = 'owner'`;
+  const [row] = await tx<
+    { n: number }[]
+  >`select count(*)::int as n from users where workspace_id = ${workspaceId} and role = 'owner'`;
   return row!.n;
 }
 
@@ -71,7 +85,11 @@ export async function demoteOwnersExcept(tx: Tx, workspaceId: string, userId: st
 }
 
 /** Sets the hazard regime; the revision goes up by one only when the regime changes. Returns whether it did. */
-export async function setRegime(tx: Tx, workspaceId: string, regime: string): Promise<{ changed: boolean; revision: number }> {
+export async function setRegime(
+  tx: Tx,
+  workspaceId: string,
+  regime: string,
+): Promise<{ changed: boolean; revision: number }> {
   // No row means {private, 0}: a document saying "private" to a new workspace writes nothing.
   const rows = await tx<{ revision: number }[]>`
     with cur as (select regime, revision from hazard_settings where workspace_id = ${workspaceId})
@@ -86,9 +104,9 @@ export async function setRegime(tx: Tx, workspaceId: string, regime: string): Pr
 const sqlCache = new Map<string, { stage: string; upsert: string; remove: string | null }>();
 
 /**
- * The statements of a table. Rows are first copied into a temporary staging table; the upsert then updates the stored rows
- * that differ (revision + 1, touched column now()) and inserts the missing ones, in one statement. Unchanged rows are not
- * written at all, so loading the same document twice changes nothing.
+ * The statements of a table. Rows are first copied into a temporary staging table; the upsert then updates the
+ * stored rows that differ (revision + 1, touched column now()) and inserts the missing ones, in one statement.
+ * Unchanged rows are not written at all, so loading the same document twice changes nothing.
  */
 function statements(name: TableName, collect: boolean) {
   const cacheKey = `${name}:${collect}`;
@@ -102,7 +120,9 @@ function statements(name: TableName, collect: boolean) {
   const match = spec.key.map((k) => `t.${k} = s.${k}`).join(" and ");
   const ret = spec.parent ?? spec.key[0]!;
   const differs = [
-    ...(plain.length ? [`(${plain.map((c) => `t.${c}`).join(", ")}) is distinct from (${plain.map((c) => `s.${c}`).join(", ")})`] : []),
+    ...(plain.length
+      ? [`(${plain.map((c) => `t.${c}`).join(", ")}) is distinct from (${plain.map((c) => `s.${c}`).join(", ")})`]
+      : []),
     ...keep.map((c) => `(s.${c} is not null and s.${c} is distinct from t.${c})`),
   ];
   const sets = [
@@ -116,19 +136,21 @@ function statements(name: TableName, collect: boolean) {
     ? `with u as (update ${name} t set ${sets.join(", ")} from ${stage} s
                   where t.workspace_id = $1 and ${match} and (${differs.join(" or ")}) returning t.${ret}),`
     : "with";
+  const updated = differs.length ? `select ${ret} as c from u union all ` : "";
+  const changed = collect ? `array(select distinct c::text from (${updated}select ${ret} from i) y)` : "'{}'::text[]";
   const upsert = `
     ${update}
     i as (insert into ${name} (workspace_id, ${cols.join(", ")})
           select $1::text, ${values} from ${stage} s
           where not exists (select 1 from ${name} t where t.workspace_id = $1 and ${match})
           returning ${ret})
-    select ${collect ? `array(select distinct c::text from (${differs.length ? `select ${ret} as c from u union all ` : ""}select ${ret} from i) y)` : "'{}'::text[]"} as changed`;
+    select ${changed} as changed, (select count(*) from (${updated}select ${ret} from i) y)::int as written`;
   // Nested lists are complete: the listed parents' rows that the document leaves out go.
   const remove = spec.parent
     ? `with d as (delete from ${name} t where t.workspace_id = $1 and t.${spec.parent} = any($2::text[])
                    and not exists (select 1 from ${stage} s where ${match})
                    returning t.${spec.parent})
-       select array(select distinct ${spec.parent}::text from d) as changed`
+       select array(select distinct ${spec.parent}::text from d) as changed, (select count(*) from d)::int as written`
     : null;
   const built = {
     stage: `create temp table ${stage} (${cols.map((c) => `${c} ${spec.columns[c]}`).join(", ")}) on commit drop`,
@@ -145,19 +167,25 @@ const copyEscapes: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "
 function copyValue(value: unknown, type: ColumnType): string {
   if (value === null || value === undefined) return "\\N";
   const text =
-    type === "jsonb" ? JSON.stringify(value)
-    : type === "text[]" ? `{${(value as string[]).map((v) => `"${v.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`
-    : typeof value === "boolean" ? (value ? "t" : "f")
-    : String(value);
+    type === "jsonb"
+      ? JSON.stringify(value)
+      : type === "text[]"
+        ? `{${(value as string[]).map((v) => `"${v.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`
+        : typeof value === "boolean"
+          ? value
+            ? "t"
+            : "f"
+          : String(value);
   return text.replace(/[\\\t\n\r]/g, (c) => copyEscapes[c]!);
 }
 
 /** The rows as COPY text, in chunks. */
-function* copyChunks(rows: Record<string, unknown>[], columns: [string, ColumnType][]) {
+function* copyChunks(rows: readonly Row<TableName>[], columns: [string, ColumnType][]) {
   const size = 2000;
   for (let i = 0; i < rows.length; i += size) {
     let chunk = "";
-    for (const row of rows.slice(i, i + size)) chunk += columns.map(([c, type]) => copyValue(row[c], type)).join("\t") + "\n";
+    for (const row of rows.slice(i, i + size))
+      chunk += columns.map(([c, type]) => copyValue((row as Record<string, unknown>)[c], type)).join("\t") + "\n";
     yield chunk;
   }
 }
@@ -170,10 +198,10 @@ export async function writeTable(
   tx: Tx,
   workspaceId: string,
   name: TableName,
-  rows: Record<string, unknown>[],
+  rows: readonly Row<TableName>[],
   parents: string[],
   collect: boolean,
-): Promise<string[]> {
+): Promise<{ changed: string[]; written: number }> {
   const { stage, upsert, remove } = statements(name, collect);
   const columns = Object.entries(tables[name].columns) as [string, ColumnType][];
   await tx.unsafe(stage);
@@ -183,19 +211,24 @@ export async function writeTable(
     await tx.unsafe(`analyze import_${name}`);
   }
   const changed: string[] = [];
+  let written = 0;
   if (remove && parents.length) {
-    const [d] = await tx.unsafe<{ changed: string[] }[]>(remove, [workspaceId, parents]);
+    const [d] = await tx.unsafe<{ changed: string[]; written: number }[]>(remove, [workspaceId, parents]);
     changed.push(...d!.changed);
+    written += d!.written;
   }
   if (rows.length) {
-    const [w] = await tx.unsafe<{ changed: string[] }[]>(upsert, [workspaceId]);
+    const [w] = await tx.unsafe<{ changed: string[]; written: number }[]>(upsert, [workspaceId]);
     changed.push(...w!.changed);
+    written += w!.written;
   }
-  return changed;
+  return { changed, written };
 }
 
 /** Raises the revision of invoices whose entries changed while their own row did not. */
 export async function bumpInvoiceRevisions(tx: Tx, workspaceId: string, ids: string[]): Promise<void> {
   if (!ids.length) return;
-  await tx`update contractor_invoices set revision = revision + 1 where workspace_id = ${workspaceId} and id = any(${ids}::text[])`;
+  await tx`
+    update contractor_invoices set revision = revision + 1
+    where workspace_id = ${workspaceId} and id = any(${ids}::text[])`;
 }

@@ -16,22 +16,36 @@ function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
 }
 
 const parentNames: Record<string, string> = {
-  block_fact_history: "block", inspection_findings: "inspection", contractor_invoice_lines: "invoice",
-  contractor_payments: "invoice", contractor_credit_notes: "invoice", contractor_recoveries: "invoice",
+  block_fact_history: "block",
+  inspection_findings: "inspection",
+  contractor_invoice_lines: "invoice",
+  contractor_payments: "invoice",
+  contractor_credit_notes: "invoice",
+  contractor_recoveries: "invoice",
   contractor_limit_overrides: "invoice",
 };
 
-/** Throws ImportRejected, naming the offending record's path, at the first rule the document breaks against the workspace. */
+/**
+ * Throws ImportRejected, naming the offending record's path, at the
+ * first rule the document breaks against the workspace.
+ */
 export async function checkAgainstWorkspace(tx: Tx, workspaceId: string, plan: Plan): Promise<void> {
   // References: in the document, else in the workspace. A record in the document wins over its stored version.
-  const missing = groupBy(plan.refs.filter((r) => !plan.known[r.target].has(r.id)), (r) => r.target);
+  const missing = groupBy(
+    plan.refs.filter((r) => !plan.known[r.target].has(r.id)),
+    (r) => r.target,
+  );
   const stored = new Map<Target, Map<string, Attributes>>();
   for (const [target, refs] of missing) {
     stored.set(target, await storedRecords(tx, workspaceId, target, [...new Set(refs.map((r) => r.id))]));
   }
   for (const r of plan.refs) {
     const found = plan.known[r.target].get(r.id) ?? stored.get(r.target)?.get(r.id);
-    if (!found) throw new ImportRejected({ path: r.path, message: `"${r.id}" names no ${nameOf(r.target)} in the document or the workspace` });
+    if (!found)
+      throw new ImportRejected({
+        path: r.path,
+        message: `"${r.id}" names no ${nameOf(r.target)} in the document or the workspace`,
+      });
     if (r.expect && found[r.expect.attribute] !== r.expect.value) {
       throw new ImportRejected({ path: r.path, message: `"${r.id}" ${r.expect.message}` });
     }
@@ -39,11 +53,20 @@ export async function checkAgainstWorkspace(tx: Tx, workspaceId: string, plan: P
 
   // A nested record keeps its parent: a payment of one invoice cannot become another invoice's.
   for (const [table, claims] of groupBy(plan.claims, (c) => c.table)) {
-    const parents = await storedParents(tx, workspaceId, table, claims[0]!.parentColumn, claims.map((c) => c.id));
+    const parents = await storedParents(
+      tx,
+      workspaceId,
+      table,
+      claims[0]!.parentColumn,
+      claims.map((c) => c.id),
+    );
     for (const c of claims) {
       const was = parents.get(c.id);
       if (was !== undefined && was !== c.parent) {
-        throw new ImportRejected({ path: `${c.path}/id`, message: `"${c.id}" already belongs to ${parentNames[table]} "${was}" in the workspace` });
+        throw new ImportRejected({
+          path: `${c.path}/id`,
+          message: `"${c.id}" already belongs to ${parentNames[table]} "${was}" in the workspace`,
+        });
       }
     }
   }
@@ -58,7 +81,10 @@ export async function checkAgainstWorkspace(tx: Tx, workspaceId: string, plan: P
     for (const h of plan.handovers) {
       const other = taken.get(`${h.tenancyId} ${h.direction}`);
       if (other) {
-        throw new ImportRejected({ path: `${h.path}/direction`, message: `Tenancy "${h.tenancyId}" already has a ${h.direction} handover "${other}"` });
+        throw new ImportRejected({
+          path: `${h.path}/direction`,
+          message: `Tenancy "${h.tenancyId}" already has a ${h.direction} handover "${other}"`,
+        });
       }
     }
   }
@@ -66,7 +92,11 @@ export async function checkAgainstWorkspace(tx: Tx, workspaceId: string, plan: P
   // Exactly one owner afterwards.
   if (!plan.owner) {
     const owner = await storedOwner(tx, workspaceId);
-    if (!owner) throw new ImportRejected({ path: "/users", message: "The workspace has no owner yet: the document must name a user with role owner" });
+    if (!owner)
+      throw new ImportRejected({
+        path: "/users",
+        message: "The workspace has no owner yet: the document must name a user with role owner",
+      });
     const demoted = plan.users.find((u) => u.id === owner);
     if (demoted) {
       throw new ImportRejected({

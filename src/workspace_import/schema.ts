@@ -1,50 +1,42 @@
-/** The workspace document (CONTRACT.md §6) as a TypeBox schema: the single source of its validation. */
-import { FormatRegistry, Type, type Static, type TSchema, type TProperties } from "@sinclair/typebox";
+/**
+ * The workspace document (the import) as a TypeBox schema: the single
+ * source of its validation and of its rules as users read them.
+ */
+import { Type, type Static, type TSchema, type TProperties } from "@sinclair/typebox";
+import "../core/formats.ts";
+import { Identifier, Nullable } from "../core/schema.ts";
 import { groups, moduleFor } from "../core/groups.ts";
-
-const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
-const instantPattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-](\d{2}):(\d{2}))$/;
-
-function realDate(y: string, m: string, d: string): boolean {
-  const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
-  return date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(m) - 1 && date.getUTCDate() === Number(d);
-}
-
-/** Whether a string is a real calendar date `YYYY-MM-DD`. */
-export function isDate(value: string): boolean {
-  const m = datePattern.exec(value);
-  return !!m && realDate(m[1]!, m[2]!, m[3]!);
-}
-
-/** Whether a string is an RFC 3339 instant with a zone (`Z` or `±hh:mm`). */
-export function isInstant(value: string): boolean {
-  const m = instantPattern.exec(value);
-  if (!m || !realDate(m[1]!, m[2]!, m[3]!)) return false;
-  return Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60 && (m[9] === undefined || (Number(m[9]) < 24 && Number(m[10]) < 60));
-}
-
-// Format names of our own, so that registering them changes no other schema's meaning.
-FormatRegistry.Set("import-date", isDate);
-FormatRegistry.Set("import-instant", isInstant);
 
 /** The modules a workspace can be entitled to: those the API groups need. */
 export const moduleIds: readonly string[] = [...new Set(groups.map(moduleFor).filter((m): m is string => !!m))].sort();
 
-const Opt = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const Opt = <T extends TSchema>(schema: T) => Type.Optional(Nullable(schema));
 const Str = (description: string, max = 2000) => Type.String({ maxLength: max, description });
 const Name = (description: string, max = 200) => Type.String({ minLength: 1, maxLength: max, description });
-const Rec = <T extends TProperties>(properties: T, description: string) => Type.Object(properties, { additionalProperties: false, description });
+const Rec = <T extends TProperties>(properties: T, description: string) =>
+  Type.Object(properties, { additionalProperties: false, description });
 const Enum = <T extends string[]>(values: [...T], description: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), { description: `${description} One of: ${values.join(", ")}.` });
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { description: `${description} One of: ${values.join(", ")}.` },
+  );
 
 /** A record id: kept as given. */
-export const Id = Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "Identifier: 1 to 64 characters of A-Z a-z 0-9 _ -, kept as given." });
+export const Id = Identifier("Identifier: 1 to 64 characters of A-Z a-z 0-9 _ -, kept as given.");
 /** A calendar date. */
 export const DateOn = Type.String({ format: "import-date", description: "Calendar date, YYYY-MM-DD." });
 /** An instant. */
-export const Instant = Type.String({ format: "import-instant", description: "Instant, RFC 3339 with a zone: 2026-11-22T09:30:00.000Z or 2026-11-22T09:30:00+01:00." });
-const Email = Type.String({ maxLength: 320, pattern: "^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$", description: "An email address (stored trimmed)." });
-const Minor = (description: string) => Type.Integer({ minimum: -1e15, maximum: 1e15, description: `${description} Integer, in minor units (pence).` });
+export const Instant = Type.String({
+  format: "import-instant",
+  description: "Instant, RFC 3339 with a zone: 2026-11-22T09:30:00.000Z or 2026-11-22T09:30:00+01:00.",
+});
+const Email = Type.String({
+  maxLength: 320,
+  pattern: "^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$",
+  description: "An email address (stored trimmed).",
+});
+const Minor = (description: string) =>
+  Type.Integer({ minimum: -1e15, maximum: 1e15, description: `${description} Integer, in minor units (pence).` });
 const Currency = Type.String({ pattern: "^[A-Z]{3}$", description: "ISO 4217 currency code." });
 const Created = Opt(Instant);
 const createdNote = "When omitted, a new record gets the time of the import and an existing one keeps its own.";
@@ -64,7 +56,16 @@ const Facts = Rec(
 
 /** A user of the workspace. */
 export const User = Rec(
-  { id: Id, name: Name("Full name."), email: Opt(Email), role: Enum(["owner", "admin", "staff"], "Role; a user imported as owner becomes the workspace's owner and the previous owner becomes an admin."), createdAt: Created },
+  {
+    id: Id,
+    name: Name("Full name."),
+    email: Opt(Email),
+    role: Enum(
+      ["owner", "admin", "staff"],
+      "Role; a user imported as owner becomes the workspace's owner and the previous owner becomes an admin.",
+    ),
+    createdAt: Created,
+  },
   "A user of the workspace.",
 );
 
@@ -79,10 +80,19 @@ export const Contact = Rec(
     addressLine1: Opt(Str("Address line 1.", 200)),
     addressLine2: Opt(Str("Address line 2.", 200)),
     addressTown: Opt(Str("Town.", 100)),
-    addressPostcode: Opt(Str("Postcode; a UK postcode is stored upper case with one space before the last three characters.", 16)),
+    addressPostcode: Opt(
+      Str("Postcode; a UK postcode is stored upper case with one space before the last three characters.", 16),
+    ),
     overseas: Opt(Type.Boolean({ description: "Whether the address is outside the UK (default false)." })),
-    roles: Opt(Type.Array(Enum(["landlord", "tenant", "contractor", "supplier", "guarantor", "agent", "other"], "A role."), { uniqueItems: true, description: "Roles (default none)." })),
-    registrationNumber: Opt(Str("Company registration number; an all-digit one is stored left-padded with zeros to 8.", 40)),
+    roles: Opt(
+      Type.Array(Enum(["landlord", "tenant", "contractor", "supplier", "guarantor", "agent", "other"], "A role."), {
+        uniqueItems: true,
+        description: "Roles (default none).",
+      }),
+    ),
+    registrationNumber: Opt(
+      Str("Company registration number; an all-digit one is stored left-padded with zeros to 8.", 40),
+    ),
     registrationJurisdiction: Opt(Str("Where the company is registered.", 100)),
     website: Opt(Str("Website.", 500)),
     notes: Opt(Str("Free notes.", 10000)),
@@ -90,12 +100,17 @@ export const Contact = Rec(
     archivedAt: Opt(Instant),
     createdAt: Created,
   },
-  "A contact. " + createdNote,
+  "A contact. Its revision goes up by one whenever an import changes it. " + createdNote,
 );
 
 /** A person's place in a company. */
 export const CompanyPerson = Rec(
-  { companyId: Id, contactId: Id, role: Opt(Str("Role in the company (director, accounts, …).", 200)), archivedAt: Opt(Instant) },
+  {
+    companyId: Id,
+    contactId: Id,
+    role: Opt(Str("Role in the company (director, accounts, …).", 200)),
+    archivedAt: Opt(Instant),
+  },
   "A person of a company; `companyId` must be a contact of kind company. Keyed by (companyId, contactId).",
 );
 
@@ -106,8 +121,15 @@ export const Property = Rec(
     label: Name("Label."),
     addressLine1: Opt(Str("Address line 1.", 200)),
     addressTown: Opt(Str("Town.", 100)),
-    addressPostcode: Opt(Str("Postcode; a UK postcode is stored upper case with one space before the last three characters.", 16)),
-    landlordContactIds: Opt(Type.Array(Id, { uniqueItems: true, description: "The landlords (contacts) owning the property: the whole list (omitted or null: none)." })),
+    addressPostcode: Opt(
+      Str("Postcode; a UK postcode is stored upper case with one space before the last three characters.", 16),
+    ),
+    landlordContactIds: Opt(
+      Type.Array(Id, {
+        uniqueItems: true,
+        description: "The landlords (contacts) owning the property: the whole list (omitted or null: none).",
+      }),
+    ),
     facts: Opt(Facts),
     createdAt: Created,
   },
@@ -144,13 +166,23 @@ export const Block = Rec(
 
 /** A unit (flat, house) of a property. */
 export const Unit = Rec(
-  { id: Id, propertyId: Id, blockId: Opt(Id), label: Name("Label."), meters: Opt(Type.Array(Meter, { uniqueItems: true, description: "The unit's meters (omitted or null: none)." })) },
+  {
+    id: Id,
+    propertyId: Id,
+    blockId: Opt(Id),
+    label: Name("Label."),
+    meters: Opt(Type.Array(Meter, { uniqueItems: true, description: "The unit's meters (omitted or null: none)." })),
+  },
   "A unit; its block, when given, must belong to the same property.",
 );
 
 /** An occupant of a tenancy. */
 export const Occupant = Rec(
-  { contactId: Id, role: Opt(Name("Role (default tenant).", 100)), isLead: Opt(Type.Boolean({ description: "Lead tenant (default false)." })) },
+  {
+    contactId: Id,
+    role: Opt(Name("Role (default tenant).", 100)),
+    isLead: Opt(Type.Boolean({ description: "Lead tenant (default false)." })),
+  },
   "An occupant; a contact appears once per tenancy.",
 );
 
@@ -159,7 +191,10 @@ export const Tenancy = Rec(
   {
     id: Id,
     unitId: Id,
-    status: Enum(["active", "notice_given", "ended"], "Status; an active tenancy whose startsOn is after today has not started yet."),
+    status: Enum(
+      ["active", "notice_given", "ended"],
+      "Status; an active tenancy whose startsOn is after today has not started yet.",
+    ),
     startsOn: Opt(DateOn),
     endsOn: Opt(DateOn),
     noticeGivenOn: Opt(DateOn),
@@ -170,7 +205,13 @@ export const Tenancy = Rec(
 
 /** A meter reading taken at a handover. */
 export const MeterReading = Rec(
-  { meter: Meter, reading: Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Number()], { description: "The reading as written (a number is stored as its text)." }), readOn: Opt(DateOn) },
+  {
+    meter: Meter,
+    reading: Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Number()], {
+      description: "The reading as written (a number is stored as its text).",
+    }),
+    readOn: Opt(DateOn),
+  },
   "A meter reading; one per meter and handover.",
 );
 
@@ -183,7 +224,9 @@ export const Handover = Rec(
     status: Enum(["open", "completed"], "Status."),
     dueOn: Opt(DateOn),
     completedAt: Opt(Instant),
-    meterReadings: Opt(Type.Array(MeterReading, { description: "The whole list of readings (omitted or null: none)." })),
+    meterReadings: Opt(
+      Type.Array(MeterReading, { description: "The whole list of readings (omitted or null: none)." }),
+    ),
     forwardingAddress: Opt(Str("Where the tenant can be reached after moving out.", 1000)),
     noticeEvidenceDocumentId: Opt(Str("Document id of the notice evidence.", 200)),
   },
@@ -192,12 +235,19 @@ export const Handover = Rec(
 
 /** A repair. */
 export const Repair = Rec(
-  { id: Id, reference: Opt(Str("Reference.", 100)), status: Opt(Str("Status; completed and cancelled close its follow-ups.", 50)), propertyId: Opt(Id), unitId: Opt(Id) },
+  {
+    id: Id,
+    reference: Opt(Str("Reference.", 100)),
+    status: Opt(Str("Status; completed and cancelled close its follow-ups.", 50)),
+    propertyId: Opt(Id),
+    unitId: Opt(Id),
+  },
   "A repair; its unit, when given with a property, must belong to that property.",
 );
 
 const subjectNote =
-  "subjectKind is free text; for the kinds property, block, unit, tenancy, contact, repair, task, inspection, key_set, contractor_invoice and user the subjectId must name such a record.";
+  "subjectKind is free text; for the kinds property, block, unit, tenancy, contact, repair, task, inspection, " +
+  "key_set, contractor_invoice and user the subjectId must name such a record.";
 
 /** A task. */
 export const Task = Rec(
@@ -255,7 +305,9 @@ export const KeySet = Rec(
     label: Name("Label."),
     unitId: Opt(Id),
     status: Enum(["in_office", "checked_out", "lost"], "Status."),
-    sequence: Opt(Type.Integer({ minimum: -2147483648, maximum: 2147483647, description: "Order within the unit (default 0)." })),
+    sequence: Opt(
+      Type.Integer({ minimum: -2147483648, maximum: 2147483647, description: "Order within the unit (default 0)." }),
+    ),
     holderType: Enum(["office", "tenant", "contractor", "landlord", "staff", "other"], "Who holds it."),
     holderContactId: Opt(Id),
     holderName: Opt(Str("Holder's name (default empty).", 200)),
@@ -271,19 +323,37 @@ export const KeyReport = Rec(
     keySetId: Id,
     note: Str("What is wrong.", 2000),
     source: Rec(
-      { kind: Enum(["contractor", "tenant", "staff", "inspection", "repair"], "Who or what reported it."), id: Opt(Str("Id of the source.", 64)), label: Opt(Str("Label of the source.", 200)) },
+      {
+        kind: Enum(["contractor", "tenant", "staff", "inspection", "repair"], "Who or what reported it."),
+        id: Opt(Str("Id of the source.", 64)),
+        label: Opt(Str("Label of the source.", 200)),
+      },
       "The source of the report.",
     ),
     reportedBy: Name("Who reported it."),
     reportedAt: Instant,
-    cleared: Opt(Rec({ note: Opt(Str("How it was resolved.", 2000)), by: Name("Who cleared it."), at: Instant }, "Set when cleared; null while open.")),
+    cleared: Opt(
+      Rec(
+        { note: Opt(Str("How it was resolved.", 2000)), by: Name("Who cleared it."), at: Instant },
+        "Set when cleared; null while open.",
+      ),
+    ),
   },
   "A key report.",
 );
 
 /** An invoice line. */
 export const InvoiceLine = Rec(
-  { id: Id, ordinal: Opt(Type.Integer({ minimum: 0, maximum: 100000, description: "Position (default: place in the list, from 1)." })), kind: Name("Kind (labour, materials, …).", 50), description: Str("Description.", 1000), netMinor: Minor("Net."), vatMinor: Minor("VAT.") },
+  {
+    id: Id,
+    ordinal: Opt(
+      Type.Integer({ minimum: 0, maximum: 100000, description: "Position (default: place in the list, from 1)." }),
+    ),
+    kind: Name("Kind (labour, materials, …).", 50),
+    description: Str("Description.", 1000),
+    netMinor: Minor("Net."),
+    vatMinor: Minor("VAT."),
+  },
   "A line; its grossMinor is computed.",
 );
 
@@ -294,26 +364,57 @@ const correction = {
 
 /** A payment of an invoice. */
 export const Payment = Rec(
-  { id: Id, amountMinor: Type.Integer({ minimum: 1, maximum: 1e15, description: "Amount, in minor units." }), paidOn: DateOn, reference: Opt(Str("Reference.", 200)), legacy: Opt(Type.Boolean({ description: "From a previous system (default false)." })), createdAt: Created, ...correction },
+  {
+    id: Id,
+    amountMinor: Type.Integer({ minimum: 1, maximum: 1e15, description: "Amount, in minor units." }),
+    paidOn: DateOn,
+    reference: Opt(Str("Reference.", 200)),
+    legacy: Opt(Type.Boolean({ description: "From a previous system (default false)." })),
+    createdAt: Created,
+    ...correction,
+  },
   "A payment; a corrected one (correctedAt set) no longer counts.",
 );
 
 /** A credit note against an invoice. */
 export const CreditNote = Rec(
-  { id: Id, number: Name("Number.", 100), issuedOn: DateOn, netMinor: Minor("Net."), vatMinor: Minor("VAT."), reason: Opt(Str("Reason.", 1000)), documentId: Opt(Str("Document id.", 200)), createdAt: Created, ...correction },
+  {
+    id: Id,
+    number: Name("Number.", 100),
+    issuedOn: DateOn,
+    netMinor: Minor("Net."),
+    vatMinor: Minor("VAT."),
+    reason: Opt(Str("Reason.", 1000)),
+    documentId: Opt(Str("Document id.", 200)),
+    createdAt: Created,
+    ...correction,
+  },
   "A credit note; its grossMinor is computed.",
 );
 
 /** Money recovered from the tenant for a tenant-borne invoice. */
 export const Recovery = Rec(
-  { id: Id, amountMinor: Type.Integer({ minimum: 1, maximum: 1e15, description: "Amount, in minor units." }), receivedOn: DateOn, reference: Opt(Str("Reference.", 200)), createdAt: Created, ...correction },
+  {
+    id: Id,
+    amountMinor: Type.Integer({ minimum: 1, maximum: 1e15, description: "Amount, in minor units." }),
+    receivedOn: DateOn,
+    reference: Opt(Str("Reference.", 200)),
+    createdAt: Created,
+    ...correction,
+  },
   "A recovery.",
 );
 
 /** The authorisation (approved quote, works order limit) an invoice charges against. */
 export const Authorisation = Rec(
-  { id: Id, basis: Name("Basis (approved_quote, works_order_limit, …).", 50), authorisedMinor: Type.Integer({ minimum: 0, maximum: 1e15, description: "Amount authorised, in minor units." }), authorisedCurrency: Currency },
-  "An authorisation, shared by every invoice naming the same id (they must agree on its values). Its state, earlier, charged, remaining and excess amounts are computed.",
+  {
+    id: Id,
+    basis: Name("Basis (approved_quote, works_order_limit, …).", 50),
+    authorisedMinor: Type.Integer({ minimum: 0, maximum: 1e15, description: "Amount authorised, in minor units." }),
+    authorisedCurrency: Currency,
+  },
+  "An authorisation, shared by every invoice naming the same id (they must agree on its values). Its state, " +
+    "earlier, charged, remaining and excess amounts are computed.",
 );
 
 /** A recorded decision to let an invoice exceed its authorisation. */
@@ -347,7 +448,7 @@ export const ContractorInvoice = Rec(
     number: Name("The contractor's invoice number.", 100),
     issuedOn: Opt(DateOn),
     dueOn: Opt(DateOn),
-    currency: Opt(Currency),
+    currency: Opt(Type.String({ pattern: "^[A-Z]{3}$", description: "ISO 4217 currency code (default GBP)." })),
     borneBy: Enum(["landlord", "tenant", "agency"], "Who bears the cost."),
     documentId: Opt(Str("Document id.", 200)),
     approvedAt: Opt(Instant),
@@ -362,12 +463,16 @@ export const ContractorInvoice = Rec(
     createdAt: Created,
     lines: Opt(Type.Array(InvoiceLine, { description: "The whole list of lines (omitted or null: none)." })),
     payments: Opt(Type.Array(Payment, { description: "The whole list of payments (omitted or null: none)." })),
-    creditNotes: Opt(Type.Array(CreditNote, { description: "The whole list of credit notes (omitted or null: none)." })),
+    creditNotes: Opt(
+      Type.Array(CreditNote, { description: "The whole list of credit notes (omitted or null: none)." }),
+    ),
     recoveries: Opt(Type.Array(Recovery, { description: "The whole list of recoveries (omitted or null: none)." })),
     authorisation: Opt(Authorisation),
     limitOverride: Opt(LimitOverride),
   },
-  `A contractor invoice. Totals (net, VAT, gross, credited, payable, paid, outstanding, recovered, recoverable) and status are computed from the entries, never imported. ${subjectNote} Its revision goes up by one whenever an import changes it or its entries.`,
+  `A contractor invoice. Totals (net, VAT, gross, credited, payable, paid, outstanding, recovered, recoverable) ` +
+    `and status are computed from the entries, never imported. ${subjectNote} Its revision goes up by one ` +
+    `whenever an import changes it or its entries.`,
 );
 
 /** Feedback recorded after a viewing or visit. */
@@ -407,7 +512,8 @@ export const CalendarEvent = Rec(
     createdByUserId: Opt(Id),
     createdAt: Created,
   },
-  `A calendar event; endsAt must be after startsAt. ${subjectNote} Its revision goes up by one whenever an import changes it.`,
+  `A calendar event; endsAt must be after startsAt. ${subjectNote} Its revision goes up by one whenever an ` +
+    `import changes it.`,
 );
 
 /** An SMS conversation. */
@@ -427,13 +533,25 @@ export const SmsThread = Rec(
 
 /** A landlord's access to the portal. */
 export const LandlordPortalAccess = Rec(
-  { contactId: Id, status: Enum(["pending", "active", "revoked"], "Status."), invitedAt: Opt(Instant), acceptedAt: Opt(Instant), revokedAt: Opt(Instant) },
+  {
+    contactId: Id,
+    status: Enum(["pending", "active", "revoked"], "Status."),
+    invitedAt: Opt(Instant),
+    acceptedAt: Opt(Instant),
+    revokedAt: Opt(Instant),
+  },
   "A landlord's portal access, keyed by contactId (one per contact). Invitation links are never imported.",
 );
 
 /** An onboarding checkout for a module. */
 export const OnboardingCheckout = Rec(
-  { id: Id, moduleId: Module, status: Enum(["started", "paid", "abandoned"], "Status."), startedAt: Created, abandonedAt: Opt(Instant) },
+  {
+    id: Id,
+    moduleId: Module,
+    status: Enum(["started", "paid", "abandoned"], "Status."),
+    startedAt: Created,
+    abandonedAt: Opt(Instant),
+  },
   "An onboarding checkout. startedAt: " + createdNote,
 );
 
@@ -441,8 +559,15 @@ export const OnboardingCheckout = Rec(
 export const WorkspaceDocument = Rec(
   {
     users: Type.Optional(Type.Array(User)),
-    entitlements: Type.Optional(Type.Array(Module, { uniqueItems: true, description: "Modules to grant; an import never withdraws one." })),
-    hazardSettings: Type.Optional(Rec({ regime: Enum(["private", "social"], "The hazard regime.") }, "Hazard settings; a change of regime raises their revision by one.")),
+    entitlements: Type.Optional(
+      Type.Array(Module, { uniqueItems: true, description: "Modules to grant; an import never withdraws one." }),
+    ),
+    hazardSettings: Type.Optional(
+      Rec(
+        { regime: Enum(["private", "social"], "The hazard regime.") },
+        "Hazard settings; a change of regime raises their revision by one.",
+      ),
+    ),
     contacts: Type.Optional(Type.Array(Contact)),
     companyPeople: Type.Optional(Type.Array(CompanyPerson)),
     properties: Type.Optional(Type.Array(Property)),
@@ -462,10 +587,33 @@ export const WorkspaceDocument = Rec(
     onboardingCheckouts: Type.Optional(Type.Array(OnboardingCheckout)),
   },
   [
-    "A workspace document (CONTRACT.md §6). Every collection is optional. Records are upserted by id (keys noted per collection): a record",
-    "in the document replaces the stored one as a whole (an omitted optional field becomes null or its default; nested lists such as",
-    "meters, occupants, findings and invoice entries are the record's complete list), while records the document does not mention are",
-    "left alone: an import never deletes a top-level record. Unknown fields are refused. Loading the same document twice changes nothing.",
+    "A workspace document, loaded with `bun run cli import --workspace SLUG FILE`. Every collection is optional; " +
+      "unknown fields are",
+    "refused. Records are upserted by id (keys noted per collection): a record in the document replaces the " +
+      "stored one as a whole (an",
+    "omitted or null optional field becomes null or its default; `createdAt`, when omitted, keeps a stored " +
+      "record's own and is the",
+    "time of the import for a new one). Nested lists (meters, occupants, meter readings, landlordContactIds, " +
+      "block history, findings,",
+    "invoice lines, payments, credit notes, recoveries, the limit override) are the record's complete list: " +
+      "entries left out are",
+    "removed, and a nested entry cannot move to another parent. Records the document does not mention are left " +
+      "alone: an import never",
+    "deletes a top-level record and never withdraws a module. Loading the same document twice changes nothing; a " +
+      "record that changes",
+    "gets revision + 1 where it has a revision (a change to an invoice's entries counts as a change to the " +
+      "invoice). The workspace has",
+    "exactly one owner afterwards: at most one user in the document has the role owner, and that user takes over " +
+      "from the previous",
+    "owner, who becomes an admin. Computed, never imported: invoice totals and status, a line's and a credit " +
+      "note's grossMinor, an",
+    "authorisation's state and amounts, contacts' match keys for the duplicate check. No string, field names " +
+      "included, may contain",
+    "the NUL character (U+0000) or an unpaired UTF-16 surrogate. All or nothing: the schema, then the rules " +
+      "within the document, then",
+    "the references (into the document or the workspace), then one transaction; a refusal is `ImportRejected " +
+      "{path, message}` with a",
+    "JSON pointer (`/contacts/3/email`) and writes nothing.",
   ].join(" "),
 );
 
@@ -474,7 +622,24 @@ export type WorkspaceDoc = Static<typeof WorkspaceDocument>;
 
 /** The top-level collections, in the order they are written. */
 export const collections = [
-  "users", "entitlements", "hazardSettings", "contacts", "companyPeople", "properties", "blocks", "units", "tenancies",
-  "handovers", "repairs", "tasks", "inspections", "keySets", "keyReports", "contractorInvoices", "calendarEvents",
-  "smsThreads", "landlordPortalAccess", "onboardingCheckouts",
+  "users",
+  "entitlements",
+  "hazardSettings",
+  "contacts",
+  "companyPeople",
+  "properties",
+  "blocks",
+  "units",
+  "tenancies",
+  "handovers",
+  "repairs",
+  "tasks",
+  "inspections",
+  "keySets",
+  "keyReports",
+  "contractorInvoices",
+  "calendarEvents",
+  "smsThreads",
+  "landlordPortalAccess",
+  "onboardingCheckouts",
 ] as const;

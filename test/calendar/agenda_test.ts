@@ -1,8 +1,9 @@
 /** GET /calendar/agenda (CONTRACT.md §4.9). */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
-import { londonMidnight, londonToday } from "../../src/calendar/window.ts";
-import { insertContact, insertEvent, insertProperty, insertStaff } from "./fixtures.ts";
+import { inlineRefs } from "../support/openapi.ts";
+import { londonMidnight, londonToday } from "../../src/core/dates.ts";
+import { insertEvent } from "./fixtures.ts";
 
 const h = await harness();
 const db = h.database.db;
@@ -55,10 +56,22 @@ describe("the window", () => {
 
   test("a date window on the last Sunday of October runs 25 hours, from 00:00 BST to 00:00 GMT", async () => {
     const ws = await h.workspace();
-    const lateSaturday = await insertEvent(db, ws.id, { startsAt: "2026-10-24T22:30:00Z", endsAt: "2026-10-24T22:45:00Z" }); // 23:30 BST on the 24th
-    const firstMinute = await insertEvent(db, ws.id, { startsAt: "2026-10-24T23:00:00Z", endsAt: "2026-10-24T23:15:00Z" }); // 00:00 BST on the 25th
-    const secondOneThirty = await insertEvent(db, ws.id, { startsAt: "2026-10-25T01:30:00Z", endsAt: "2026-10-25T01:45:00Z" }); // 01:30 GMT, the repeated hour
-    const lateSunday = await insertEvent(db, ws.id, { startsAt: "2026-10-25T23:30:00Z", endsAt: "2026-10-25T23:45:00Z" }); // 23:30 GMT on the 25th
+    const lateSaturday = await insertEvent(db, ws.id, {
+      startsAt: "2026-10-24T22:30:00Z",
+      endsAt: "2026-10-24T22:45:00Z",
+    }); // 23:30 BST on the 24th
+    const firstMinute = await insertEvent(db, ws.id, {
+      startsAt: "2026-10-24T23:00:00Z",
+      endsAt: "2026-10-24T23:15:00Z",
+    }); // 00:00 BST on the 25th
+    const secondOneThirty = await insertEvent(db, ws.id, {
+      startsAt: "2026-10-25T01:30:00Z",
+      endsAt: "2026-10-25T01:45:00Z",
+    }); // 01:30 GMT, the repeated hour
+    const lateSunday = await insertEvent(db, ws.id, {
+      startsAt: "2026-10-25T23:30:00Z",
+      endsAt: "2026-10-25T23:45:00Z",
+    }); // 23:30 GMT on the 25th
     const monday = await insertEvent(db, ws.id, { startsAt: "2026-10-26T00:00:00Z", endsAt: "2026-10-26T00:15:00Z" }); // 00:00 GMT on the 26th
     const res = await agenda(ws.key, "?from=2026-10-25&to=2026-10-26");
     expect(ids(res.body)).toEqual([firstMinute, secondOneThirty, lateSunday]);
@@ -68,10 +81,22 @@ describe("the window", () => {
 
   test("a date window on the last Sunday of March runs 23 hours, from 00:00 GMT to 00:00 BST", async () => {
     const ws = await h.workspace();
-    const lateSaturday = await insertEvent(db, ws.id, { startsAt: "2026-03-28T23:30:00Z", endsAt: "2026-03-28T23:45:00Z" }); // 23:30 GMT on the 28th
-    const firstMinute = await insertEvent(db, ws.id, { startsAt: "2026-03-29T00:00:00Z", endsAt: "2026-03-29T00:15:00Z" });
-    const afterChange = await insertEvent(db, ws.id, { startsAt: "2026-03-29T01:00:00Z", endsAt: "2026-03-29T01:15:00Z" }); // 02:00 BST
-    const lateSunday = await insertEvent(db, ws.id, { startsAt: "2026-03-29T22:30:00Z", endsAt: "2026-03-29T22:45:00Z" }); // 23:30 BST
+    const lateSaturday = await insertEvent(db, ws.id, {
+      startsAt: "2026-03-28T23:30:00Z",
+      endsAt: "2026-03-28T23:45:00Z",
+    }); // 23:30 GMT on the 28th
+    const firstMinute = await insertEvent(db, ws.id, {
+      startsAt: "2026-03-29T00:00:00Z",
+      endsAt: "2026-03-29T00:15:00Z",
+    });
+    const afterChange = await insertEvent(db, ws.id, {
+      startsAt: "2026-03-29T01:00:00Z",
+      endsAt: "2026-03-29T01:15:00Z",
+    }); // 02:00 BST
+    const lateSunday = await insertEvent(db, ws.id, {
+      startsAt: "2026-03-29T22:30:00Z",
+      endsAt: "2026-03-29T22:45:00Z",
+    }); // 23:30 BST
     const monday = await insertEvent(db, ws.id, { startsAt: "2026-03-29T23:00:00Z", endsAt: "2026-03-29T23:15:00Z" }); // 00:00 BST on the 30th
     const res = await agenda(ws.key, "?from=2026-03-29&to=2026-03-30");
     expect(ids(res.body)).toEqual([firstMinute, afterChange, lateSunday]);
@@ -82,14 +107,20 @@ describe("the window", () => {
   test("instants with an offset are read as the instants they name", async () => {
     const ws = await h.workspace();
     const nine = await insertEvent(db, ws.id, { startsAt: "2026-06-01T08:00:00Z" }); // 09:00 BST
-    const res = await agenda(ws.key, `?from=${encodeURIComponent("2026-06-01T09:00:00+01:00")}&to=${encodeURIComponent("2026-06-01T09:30:00+01:00")}`);
+    const res = await agenda(
+      ws.key,
+      `?from=${encodeURIComponent("2026-06-01T09:00:00+01:00")}&to=${encodeURIComponent("2026-06-01T09:30:00+01:00")}`,
+    );
     expect(ids(res.body)).toEqual([nine]);
   });
 
   test("the default window is today 00:00 in London to seven London days later", async () => {
     const ws = await h.workspace();
     const midnight = londonMidnight(londonToday(Date.now()));
-    const before = await insertEvent(db, ws.id, { startsAt: at(midnight - 2 * 3600_000), endsAt: at(midnight - 3600_000) });
+    const before = await insertEvent(db, ws.id, {
+      startsAt: at(midnight - 2 * 3600_000),
+      endsAt: at(midnight - 3600_000),
+    });
     const first = await insertEvent(db, ws.id, { startsAt: at(midnight + 60_000) });
     const sixth = await insertEvent(db, ws.id, { startsAt: at(midnight + 6 * 86_400_000 + 3600_000) });
     const ninth = await insertEvent(db, ws.id, { startsAt: at(midnight + 8 * 86_400_000 + 3 * 3600_000) });
@@ -130,39 +161,78 @@ describe("the window", () => {
 describe("filters, order and labels", () => {
   test("events come by startsAt then id, with labels read from their property, user and contact", async () => {
     const ws = await h.workspace();
-    const staff = await insertStaff(db, ws.id, "Priya Shah");
-    const property = await insertProperty(db, ws.id, "Flat 2, 14 Ashby Road");
-    const contact = await insertContact(db, ws.id, "Tom Baker");
+    const staff = await h.rows(ws).user({ name: "Priya Shah" });
+    const property = await h.rows(ws).property({ label: "Flat 2, 14 Ashby Road" });
+    const contact = await h.rows(ws).contact({ name: "Tom Baker" });
     const startsAt = "2026-05-10T10:00:00Z";
-    const b = await insertEvent(db, ws.id, { id: "evt-b", startsAt, staffUserId: staff, propertyId: property, contactId: contact, feedback: { interest: "keen", themes: ["garden"], nextAction: "send_offer" } });
+    const b = await insertEvent(db, ws.id, {
+      id: "evt-b",
+      startsAt,
+      staffUserId: staff,
+      propertyId: property,
+      contactId: contact,
+      feedback: { interest: "keen", themes: ["garden"], nextAction: "send_offer" },
+    });
     const a = await insertEvent(db, ws.id, { id: "evt-a", startsAt });
     const early = await insertEvent(db, ws.id, { id: "evt-z", startsAt: "2026-05-10T09:00:00Z" });
     const res = await agenda(ws.key, "?from=2026-05-10&to=2026-05-11");
     expect(ids(res.body)).toEqual([early, a, b]);
     const full = res.body[2];
     expect(full).toMatchObject({
-      id: "evt-b", startsAt: "2026-05-10T10:00:00.000Z", endsAt: "2026-05-10T11:00:00.000Z", status: "scheduled",
-      propertyId: property, propertyLabel: "Flat 2, 14 Ashby Road",
-      staffId: staff, staffUserId: staff, staffName: "Priya Shah",
-      contactId: contact, contactName: "Tom Baker",
+      id: "evt-b",
+      startsAt: "2026-05-10T10:00:00.000Z",
+      endsAt: "2026-05-10T11:00:00.000Z",
+      status: "scheduled",
+      propertyId: property,
+      propertyLabel: "Flat 2, 14 Ashby Road",
+      staffId: staff,
+      staffUserId: staff,
+      staffName: "Priya Shah",
+      contactId: contact,
+      contactName: "Tom Baker",
       feedback: { interest: "keen", themes: ["garden"], nextAction: "send_offer", note: null },
-      revision: 1, outcome: null, cancelledAt: null,
+      revision: 1,
+      outcome: null,
+      cancelledAt: null,
     });
     expect(Object.keys(full)).toHaveLength(28);
-    expect(res.body[1]).toMatchObject({ propertyLabel: null, staffId: null, staffUserId: null, staffName: null, contactName: null, feedback: null });
+    expect(res.body[1]).toMatchObject({
+      propertyLabel: null,
+      staffId: null,
+      staffUserId: null,
+      staffName: null,
+      contactName: null,
+      feedback: null,
+    });
   });
 
   test("staffId, propertyId, contactId and kind each narrow the list, and combine", async () => {
     const ws = await h.workspace();
-    const priya = await insertStaff(db, ws.id, "Priya");
-    const sam = await insertStaff(db, ws.id, "Sam");
-    const flat = await insertProperty(db, ws.id, "Flat");
-    const house = await insertProperty(db, ws.id, "House");
-    const tom = await insertContact(db, ws.id, "Tom");
+    const priya = await h.rows(ws).user({ name: "Priya" });
+    const sam = await h.rows(ws).user({ name: "Sam" });
+    const flat = await h.rows(ws).property({ label: "Flat" });
+    const house = await h.rows(ws).property({ label: "House" });
+    const tom = await h.rows(ws).contact({ name: "Tom" });
     const day = (h: number) => `2026-05-10T${String(h).padStart(2, "0")}:00:00Z`;
-    const e1 = await insertEvent(db, ws.id, { startsAt: day(9), staffUserId: priya, propertyId: flat, contactId: tom, kind: "viewing" });
-    const e2 = await insertEvent(db, ws.id, { startsAt: day(10), staffUserId: sam, propertyId: flat, kind: "inspection" });
-    const e3 = await insertEvent(db, ws.id, { startsAt: day(11), staffUserId: priya, propertyId: house, kind: "inspection" });
+    const e1 = await insertEvent(db, ws.id, {
+      startsAt: day(9),
+      staffUserId: priya,
+      propertyId: flat,
+      contactId: tom,
+      kind: "viewing",
+    });
+    const e2 = await insertEvent(db, ws.id, {
+      startsAt: day(10),
+      staffUserId: sam,
+      propertyId: flat,
+      kind: "inspection",
+    });
+    const e3 = await insertEvent(db, ws.id, {
+      startsAt: day(11),
+      staffUserId: priya,
+      propertyId: house,
+      kind: "inspection",
+    });
     const q = "?from=2026-05-10&to=2026-05-11";
     expect(ids((await agenda(ws.key, `${q}&staffId=${priya}`)).body)).toEqual([e1, e3]);
     expect(ids((await agenda(ws.key, `${q}&propertyId=${flat}`)).body)).toEqual([e1, e2]);
@@ -189,7 +259,7 @@ describe("filters, order and labels", () => {
   test("another workspace's events are never listed, whatever the filters", async () => {
     const ws = await h.workspace();
     const other = await h.workspace();
-    const theirStaff = await insertStaff(db, other.id, "Theirs");
+    const theirStaff = await h.rows(other).user({ name: "Theirs" });
     await insertEvent(db, other.id, { startsAt: "2026-05-10T09:00:00Z", staffUserId: theirStaff });
     const mine = await insertEvent(db, ws.id, { startsAt: "2026-05-10T09:00:00Z" });
     const q = "?from=2026-05-10&to=2026-05-11";
@@ -202,7 +272,8 @@ describe("pages", () => {
   test("limit cuts the list and Link leads to the rest, as an absolute URL keeping the filters and pinning the window", async () => {
     const ws = await h.workspace();
     const made: string[] = [];
-    for (let i = 0; i < 7; i++) made.push(await insertEvent(db, ws.id, { startsAt: `2026-05-10T0${i + 1}:00:00Z`, kind: "viewing" }));
+    for (let i = 0; i < 7; i++)
+      made.push(await insertEvent(db, ws.id, { startsAt: `2026-05-10T0${i + 1}:00:00Z`, kind: "viewing" }));
     await insertEvent(db, ws.id, { startsAt: "2026-05-10T09:30:00Z", kind: "inspection" });
     const first = await agenda(ws.key, "?from=2026-05-10&to=2026-05-11&kind=viewing&limit=3");
     expect(ids(first.body)).toEqual(made.slice(0, 3));
@@ -253,7 +324,11 @@ describe("pages", () => {
   test("a cursor keeps microsecond order: events a fraction of a millisecond apart are each listed once", async () => {
     const ws = await h.workspace();
     const made: string[] = [];
-    for (const [id, startsAt] of [["z1", "2026-05-10T09:00:00.000100Z"], ["a2", "2026-05-10T09:00:00.000200Z"], ["m3", "2026-05-10T09:00:00.000900Z"]] as const) {
+    for (const [id, startsAt] of [
+      ["z1", "2026-05-10T09:00:00.000100Z"],
+      ["a2", "2026-05-10T09:00:00.000200Z"],
+      ["m3", "2026-05-10T09:00:00.000900Z"],
+    ] as const) {
       made.push(await insertEvent(db, ws.id, { id, startsAt }));
     }
     const { seen, pages } = await walk(ws.key, "?from=2026-05-10&to=2026-05-11&limit=1");
@@ -264,11 +339,19 @@ describe("pages", () => {
 
 describe("OpenAPI", () => {
   test("the agenda declares every query parameter it accepts and the Link header", async () => {
-    const doc = (await h.request("GET", "/openapi.json")).body;
+    const doc = inlineRefs((await h.request("GET", "/openapi.json")).body);
     const op = doc.paths["/calendar/agenda"].get;
     expect(op.operationId).toBe("calendar.agenda");
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual([
-      "from", "to", "staffId", "propertyId", "contactId", "kind", "includeCancelled", "limit", "cursor",
+      "from",
+      "to",
+      "staffId",
+      "propertyId",
+      "contactId",
+      "kind",
+      "includeCancelled",
+      "limit",
+      "cursor",
     ]);
     expect(op.parameters.every((p: { in: string; required: boolean }) => p.in === "query" && !p.required)).toBe(true);
     expect(op.responses["200"].headers.Link.description).toContain('rel="next"');

@@ -1,27 +1,6 @@
-/** Users, properties, contacts and calendar events for the calendar tests. */
+/** Calendar events for the calendar tests (users, properties and contacts come from test/support/rows.ts). */
 import { ulid } from "ulid";
 import type { Db } from "../../src/core/db.ts";
-
-/** Inserts a member of staff (a user) and returns its id. */
-export async function insertStaff(db: Db, workspaceId: string, name: string): Promise<string> {
-  const id = ulid();
-  await db`insert into users (workspace_id, id, name, role) values (${workspaceId}, ${id}, ${name}, 'staff')`;
-  return id;
-}
-
-/** Inserts a property and returns its id. */
-export async function insertProperty(db: Db, workspaceId: string, label: string): Promise<string> {
-  const id = ulid();
-  await db`insert into properties (workspace_id, id, label) values (${workspaceId}, ${id}, ${label})`;
-  return id;
-}
-
-/** Inserts a contact (a person) and returns its id. */
-export async function insertContact(db: Db, workspaceId: string, name: string): Promise<string> {
-  const id = ulid();
-  await db`insert into contacts (workspace_id, id, kind, name) values (${workspaceId}, ${id}, 'person', ${name})`;
-  return id;
-}
 
 /** The fields a test may set on an event; the rest get plain defaults. */
 export interface EventFields {

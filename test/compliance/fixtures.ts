@@ -1,20 +1,21 @@
-/** Rows the compliance tests need, written with SQL: properties, blocks and their fact history. */
+/** Rows the compliance tests need, written with SQL: blocks and their fact history (properties: test/support/rows.ts). */
 import { ulid } from "ulid";
 import type { Db } from "../../src/core/db.ts";
 import type { TestWorkspace } from "../support/harness.ts";
-
-/** Adds a property with property-level facts. */
-export async function addProperty(db: Db, ws: TestWorkspace, facts: object = {}, id = ulid()): Promise<string> {
-  await db`insert into properties (workspace_id, id, label, facts) values (${ws.id}, ${id}, ${`Property ${id}`}, ${db.json(facts as any)})`;
-  return id;
-}
 
 /** Adds a block of a property. */
 export async function addBlock(
   db: Db,
   ws: TestWorkspace,
   propertyId: string,
-  options: { id?: string; facts?: object; revision?: number; policyVersion?: string; updatedAt?: string; updatedByUserId?: string } = {},
+  options: {
+    id?: string;
+    facts?: object;
+    revision?: number;
+    policyVersion?: string;
+    updatedAt?: string;
+    updatedByUserId?: string;
+  } = {},
 ): Promise<string> {
   const id = options.id ?? ulid();
   await db`
@@ -29,7 +30,14 @@ export async function addHistory(
   db: Db,
   ws: TestWorkspace,
   blockId: string,
-  entry: { id?: string; kind?: string; detail?: string; actorUserId?: string | null; policyVersion?: string; createdAt: string },
+  entry: {
+    id?: string;
+    kind?: string;
+    detail?: string;
+    actorUserId?: string | null;
+    policyVersion?: string;
+    createdAt: string;
+  },
 ): Promise<string> {
   const id = entry.id ?? ulid();
   await db`

@@ -2,9 +2,10 @@
 import { describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { harness } from "../support/harness.ts";
+import { inlineRefs } from "../support/openapi.ts";
 import { Company } from "../../src/contacts/schema.ts";
 import { companyById } from "../../src/contacts/queries.ts";
-import { linkPerson, seedContacts } from "./fixtures.ts";
+import { linkPerson } from "./fixtures.ts";
 
 const h = await harness();
 const db = h.database.db;
@@ -71,9 +72,23 @@ describe("creating a company", () => {
     expect(res.status).toBe(201);
     const { id, createdAt, ...rest } = res.body;
     expect(rest).toEqual({
-      legacyContactId: null, name: "Bare Co", email: null, mobile: null, addressLine1: null, addressLine2: null,
-      addressTown: null, addressPostcode: null, overseas: false, roles: [], registrationNumber: null,
-      registrationJurisdiction: null, website: null, notes: null, revision: 1, archivedAt: null, people: [],
+      legacyContactId: null,
+      name: "Bare Co",
+      email: null,
+      mobile: null,
+      addressLine1: null,
+      addressLine2: null,
+      addressTown: null,
+      addressPostcode: null,
+      overseas: false,
+      roles: [],
+      registrationNumber: null,
+      registrationJurisdiction: null,
+      website: null,
+      notes: null,
+      revision: 1,
+      archivedAt: null,
+      people: [],
     });
   });
 
@@ -81,25 +96,53 @@ describe("creating a company", () => {
     const ws = await h.workspace();
     const res = await h.request("POST", "/companies", {
       key: ws.key,
-      body: { name: "Paris SARL", addressLine2: "   ", notes: "", addressPostcode: " 75008 ", overseas: true, registrationNumber: "sc 123 456" },
+      body: {
+        name: "Paris SARL",
+        addressLine2: "   ",
+        notes: "",
+        addressPostcode: " 75008 ",
+        overseas: true,
+        registrationNumber: "sc 123 456",
+      },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ addressLine2: null, notes: null, addressPostcode: "75008", overseas: true, registrationNumber: "SC123456" });
+    expect(res.body).toMatchObject({
+      addressLine2: null,
+      notes: null,
+      addressPostcode: "75008",
+      overseas: true,
+      registrationNumber: "SC123456",
+    });
   });
 
   test("writes the company with its normalised matching columns and appends the creation to the activity log", async () => {
     const ws = await h.workspace();
-    const res = await h.request("POST", "/companies", { key: ws.key, body: { ...full, email: "A.Cme+x@GoogleMail.com" } });
+    const res = await h.request("POST", "/companies", {
+      key: ws.key,
+      body: { ...full, email: "A.Cme+x@GoogleMail.com" },
+    });
     const [row] = await db`
       select kind, name_norm, email_norm, email_canon, mobile_norm, postcode_norm, registration_norm
       from contacts where workspace_id = ${ws.id} and id = ${res.body.id}`;
     expect(row).toEqual({
-      kind: "company", nameNorm: "acme lettings", emailNorm: "a.cme+x@googlemail.com", emailCanon: "acme@gmail.com",
-      mobileNorm: "+447700900123", postcodeNorm: "LS1 4AP", registrationNorm: "01234567",
+      kind: "company",
+      nameNorm: "acme lettings",
+      emailNorm: "a.cme+x@googlemail.com",
+      emailCanon: "acme@gmail.com",
+      mobileNorm: "+447700900123",
+      postcodeNorm: "LS1 4AP",
+      registrationNorm: "01234567",
     });
-    const activity = await db`select actor_key_id, action, subject_kind, subject_id, detail from activity_log where workspace_id = ${ws.id}`;
+    const activity =
+      await db`select actor_key_id, action, subject_kind, subject_id, detail from activity_log where workspace_id = ${ws.id}`;
     expect([...activity]).toEqual([
-      { actorKeyId: ws.keyId, action: "contacts.created", subjectKind: "contact", subjectId: res.body.id, detail: { kind: "company", requestId: null } },
+      {
+        actorKeyId: ws.keyId,
+        action: "contacts.created",
+        subjectKind: "contact",
+        subjectId: res.body.id,
+        detail: { kind: "company", requestId: null },
+      },
     ]);
   });
 
@@ -150,7 +193,11 @@ describe("validation", () => {
 
   test("a body that is not JSON is refused", async () => {
     const ws = await h.workspace();
-    const res = await h.request("POST", "/companies", { key: ws.key, body: "{name:", headers: { "content-type": "application/json" } });
+    const res = await h.request("POST", "/companies", {
+      key: ws.key,
+      body: "{name:",
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
     expect(res.body._tag).toBe("RequestInvalid");
   });
@@ -162,7 +209,10 @@ describe("validation", () => {
       expect(res.status).toBe(201);
     }
     const roles = ["landlord", "tenant", "contractor", "supplier", "guarantor", "agent", "other"];
-    const res = await h.request("POST", "/companies", { key: ws.key, body: { name: "A", roles, requestId: "order 42 / é-ü ✓" } });
+    const res = await h.request("POST", "/companies", {
+      key: ws.key,
+      body: { name: "A", roles, requestId: "order 42 / é-ü ✓" },
+    });
     expect(res.status).toBe(201);
     expect(res.body.roles).toEqual(roles);
   });
@@ -187,8 +237,14 @@ describe("requestId replays", () => {
 
   test("the same body with its keys in another order is the same request", async () => {
     const ws = await h.workspace();
-    const first = await h.request("POST", "/companies", { key: ws.key, body: { requestId: "r", name: "A", roles: ["agent"], email: "a@b.co" } });
-    const retry = await h.request("POST", "/companies", { key: ws.key, body: `{"email":"a@b.co","roles":["agent"],"name":"A","requestId":"r"}` });
+    const first = await h.request("POST", "/companies", {
+      key: ws.key,
+      body: { requestId: "r", name: "A", roles: ["agent"], email: "a@b.co" },
+    });
+    const retry = await h.request("POST", "/companies", {
+      key: ws.key,
+      body: `{"email":"a@b.co","roles":["agent"],"name":"A","requestId":"r"}`,
+    });
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     expect(retry.text).toBe(first.text);
   });
@@ -197,7 +253,11 @@ describe("requestId replays", () => {
     const ws = await h.workspace();
     const first = await h.request("POST", "/companies", { key: ws.key, body: { requestId: "r-2", name: "Acme" } });
     const before = await counts(ws.id);
-    for (const body of [{ requestId: "r-2", name: "Acme Two" }, { requestId: "r-2", name: "Acme", email: "a@b.co" }, { requestId: "r-2", name: "Acme", roles: [] }]) {
+    for (const body of [
+      { requestId: "r-2", name: "Acme Two" },
+      { requestId: "r-2", name: "Acme", email: "a@b.co" },
+      { requestId: "r-2", name: "Acme", roles: [] },
+    ]) {
       const res = await h.request("POST", "/companies", { key: ws.key, body });
       expect(res.status).toBe(422);
       expect(res.body).toEqual({ _tag: "RequestIdReused", requestId: "r-2" });
@@ -211,7 +271,9 @@ describe("requestId replays", () => {
   test("50 concurrent posts with one requestId create one company and all answer it", async () => {
     const ws = await h.workspace();
     const body = { ...full, requestId: "burst" };
-    const answers = await Promise.all(Array.from({ length: 50 }, () => h.request("POST", "/companies", { key: ws.key, body })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => h.request("POST", "/companies", { key: ws.key, body })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(201));
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
     expect(answers.filter((a) => a.headers.get("idempotent-replayed") === "true")).toHaveLength(49);
@@ -221,7 +283,9 @@ describe("requestId replays", () => {
   test("concurrent posts with one requestId and different bodies create one company; the others are RequestIdReused", async () => {
     const ws = await h.workspace();
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => h.request("POST", "/companies", { key: ws.key, body: { requestId: "race", name: `Co ${i % 2}` } })),
+      Array.from({ length: 20 }, (_, i) =>
+        h.request("POST", "/companies", { key: ws.key, body: { requestId: "race", name: `Co ${i % 2}` } }),
+      ),
     );
     const created = answers.filter((a) => a.status === 201);
     const reused = answers.filter((a) => a.status === 422);
@@ -248,7 +312,10 @@ describe("requestId replays", () => {
     const againB = await h.request("POST", "/companies", { key: b.key, body });
     expect(againB.text).toBe(inB.text);
     // A different body under the id is refused in B without touching A's entry.
-    const otherB = await h.request("POST", "/companies", { key: b.key, body: { requestId: "shared-id", name: "Other" } });
+    const otherB = await h.request("POST", "/companies", {
+      key: b.key,
+      body: { requestId: "shared-id", name: "Other" },
+    });
     expect(otherB.status).toBe(422);
     const againA = await h.request("POST", "/companies", { key: a.key, body });
     expect(againA.text).toBe(inA.text);
@@ -270,21 +337,44 @@ describe("requestId replays", () => {
 describe("the company shape", () => {
   test("people lists the contacts linked to the company, ordered by name, with the link's role and archival", async () => {
     const ws = await h.workspace();
-    const [companyId, annId, bobId, zedId] = await seedContacts(db, ws.id, [
-      { kind: "company", name: "Linked Co" },
-      { name: "Ann Archer", email: "ann@example.com" },
-      { name: "Bob Baker", archivedAt: "2026-01-02T03:04:05.678Z" },
-      { name: "zed Zane" },
-    ]);
-    await linkPerson(db, ws.id, companyId!, zedId!, "director", "2026-02-01T00:00:00.000Z");
-    await linkPerson(db, ws.id, companyId!, bobId!, null);
-    await linkPerson(db, ws.id, companyId!, annId!, "accounts");
-    const company = await companyById(db, ws.id, companyId!);
+    const [companyId, annId, bobId, zedId] = await h
+      .rows(ws)
+      .contacts([
+        { kind: "company", name: "Linked Co" },
+        { name: "Ann Archer", email: "ann@example.com" },
+        { name: "Bob Baker", archivedAt: "2026-01-02T03:04:05.678Z" },
+        { name: "zed Zane" },
+      ]);
+    await linkPerson(db, ws.id, companyId, zedId, "director", "2026-02-01T00:00:00.000Z");
+    await linkPerson(db, ws.id, companyId, bobId, null);
+    await linkPerson(db, ws.id, companyId, annId, "accounts");
+    const company = await companyById(db, ws.id, companyId);
     expect(Value.Check(Company, company)).toBe(true);
     expect(company!.people).toEqual([
-      { contactId: annId, name: "Ann Archer", email: "ann@example.com", role: "accounts", archivedAt: null, kind: "person" },
-      { contactId: bobId, name: "Bob Baker", email: null, role: null, archivedAt: "2026-01-02T03:04:05.678Z", kind: "person" },
-      { contactId: zedId, name: "zed Zane", email: null, role: "director", archivedAt: "2026-02-01T00:00:00.000Z", kind: "person" },
+      {
+        contactId: annId,
+        name: "Ann Archer",
+        email: "ann@example.com",
+        role: "accounts",
+        archivedAt: null,
+        kind: "person",
+      },
+      {
+        contactId: bobId,
+        name: "Bob Baker",
+        email: null,
+        role: null,
+        archivedAt: "2026-01-02T03:04:05.678Z",
+        kind: "person",
+      },
+      {
+        contactId: zedId,
+        name: "zed Zane",
+        email: null,
+        role: "director",
+        archivedAt: "2026-02-01T00:00:00.000Z",
+        kind: "person",
+      },
     ]);
     const other = await h.workspace();
     expect(await companyById(db, other.id, companyId!)).toBeUndefined();
@@ -292,9 +382,12 @@ describe("the company shape", () => {
 
   test("the OpenAPI document declares 201, RequestIdReused and the Idempotent-Replayed header", async () => {
     const res = await h.request("GET", "/openapi.json");
-    const op = res.body.paths["/companies"].post;
+    const op = inlineRefs(res.body).paths["/companies"].post;
     expect(op.operationId).toBe("contacts.createCompany");
-    expect(op.responses["201"].headers["Idempotent-Replayed"]).toEqual({ schema: { type: "string" }, description: expect.stringContaining("true") });
+    expect(op.responses["201"].headers["Idempotent-Replayed"]).toEqual({
+      schema: { type: "string" },
+      description: expect.stringContaining("true"),
+    });
     expect(JSON.stringify(op.responses["422"])).toContain("RequestIdReused");
     expect(op.requestBody.content["application/json"].schema.required).toEqual(["name"]);
   });

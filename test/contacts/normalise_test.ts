@@ -1,8 +1,14 @@
 /** The normalisations of CONTRACT.md §4.3 and §4.4, one table each. */
 import { describe, expect, test } from "bun:test";
 import {
-  canonicalEmail, contactNorms, normaliseEmail, normaliseMobile, normaliseName, normalisePostcode,
-  normaliseRegistrationNumber, ukPostcode,
+  canonicalEmail,
+  contactNorms,
+  normaliseEmail,
+  normaliseMobile,
+  normaliseName,
+  normalisePostcode,
+  normaliseRegistrationNumber,
+  ukPostcode,
 } from "../../src/contacts/normalise.ts";
 
 type Row = [input: string | null | undefined, expected: string | null];
@@ -94,19 +100,23 @@ table("ukPostcode answers only UK-shaped postcodes", ukPostcode, [
   [null, null],
 ]);
 
-table("normaliseRegistrationNumber upper-cases, removes spaces and pads all-digit numbers to 8", normaliseRegistrationNumber, [
-  ["1234567", "01234567"],
-  ["123", "00000123"],
-  ["12345678", "12345678"],
-  ["123456789", "123456789"],
-  ["01 234 567", "01234567"],
-  ["sc123456", "SC123456"],
-  ["SC 123 456", "SC123456"],
-  ["oc301234", "OC301234"],
-  ["", null],
-  ["  ", null],
-  [null, null],
-]);
+table(
+  "normaliseRegistrationNumber upper-cases, removes spaces and pads all-digit numbers to 8",
+  normaliseRegistrationNumber,
+  [
+    ["1234567", "01234567"],
+    ["123", "00000123"],
+    ["12345678", "12345678"],
+    ["123456789", "123456789"],
+    ["01 234 567", "01234567"],
+    ["sc123456", "SC123456"],
+    ["SC 123 456", "SC123456"],
+    ["oc301234", "OC301234"],
+    ["", null],
+    ["  ", null],
+    [null, null],
+  ],
+);
 
 table("normaliseName lower-cases and drops punctuation, extra spaces and one company suffix", normaliseName, [
   ["Acme Lettings Ltd", "acme lettings"],
@@ -131,7 +141,13 @@ table("normaliseName lower-cases and drops punctuation, extra spaces and one com
 
 test("contactNorms gives every normalised column of a contact", () => {
   expect(
-    contactNorms({ name: "Acme Ltd", email: " A.Cme+x@GoogleMail.com ", mobile: "07700 900123", addressPostcode: "sw1a1aa", registrationNumber: "1234567" }),
+    contactNorms({
+      name: "Acme Ltd",
+      email: " A.Cme+x@GoogleMail.com ",
+      mobile: "07700 900123",
+      addressPostcode: "sw1a1aa",
+      registrationNumber: "1234567",
+    }),
   ).toEqual({
     nameNorm: "acme",
     emailNorm: "a.cme+x@googlemail.com",
@@ -141,6 +157,11 @@ test("contactNorms gives every normalised column of a contact", () => {
     registrationNorm: "01234567",
   });
   expect(contactNorms({ name: "Jane" })).toEqual({
-    nameNorm: "jane", emailNorm: null, emailCanon: null, mobileNorm: null, postcodeNorm: null, registrationNorm: null,
+    nameNorm: "jane",
+    emailNorm: null,
+    emailCanon: null,
+    mobileNorm: null,
+    postcodeNorm: null,
+    registrationNorm: null,
   });
 });

@@ -30,10 +30,50 @@ export interface InvoiceSeed {
   authorisationId?: string | null;
   createdAt?: string;
   lines: { id?: string; kind?: string; description?: string; netMinor: number; vatMinor: number }[];
-  payments?: { id?: string; amountMinor: number; paidOn?: string; reference?: string | null; legacy?: boolean; createdAt?: string; correctedAt?: string | null; correctionReason?: string | null }[];
-  creditNotes?: { id?: string; number?: string; issuedOn?: string; netMinor: number; vatMinor: number; reason?: string | null; documentId?: string | null; createdAt?: string; correctedAt?: string | null; correctionReason?: string | null }[];
-  recoveries?: { id?: string; amountMinor: number; receivedOn?: string; reference?: string | null; createdAt?: string; correctedAt?: string | null; correctionReason?: string | null }[];
-  limitOverride?: { id?: string; state: string; basis: string; authorisedMinor: number; authorisedCurrency: string; earlierMinor: number; chargedMinor: number; excessMinor: number; reason: string; userId?: string | null; createdAt?: string };
+  payments?: {
+    id?: string;
+    amountMinor: number;
+    paidOn?: string;
+    reference?: string | null;
+    legacy?: boolean;
+    createdAt?: string;
+    correctedAt?: string | null;
+    correctionReason?: string | null;
+  }[];
+  creditNotes?: {
+    id?: string;
+    number?: string;
+    issuedOn?: string;
+    netMinor: number;
+    vatMinor: number;
+    reason?: string | null;
+    documentId?: string | null;
+    createdAt?: string;
+    correctedAt?: string | null;
+    correctionReason?: string | null;
+  }[];
+  recoveries?: {
+    id?: string;
+    amountMinor: number;
+    receivedOn?: string;
+    reference?: string | null;
+    createdAt?: string;
+    correctedAt?: string | null;
+    correctionReason?: string | null;
+  }[];
+  limitOverride?: {
+    id?: string;
+    state: string;
+    basis: string;
+    authorisedMinor: number;
+    authorisedCurrency: string;
+    earlierMinor: number;
+    chargedMinor: number;
+    excessMinor: number;
+    reason: string;
+    userId?: string | null;
+    createdAt?: string;
+  };
 }
 
 /** What was seeded: the invoice id and its entries' ids in the order given. */
@@ -44,20 +84,12 @@ export interface SeededInvoice {
 
 const at = "2026-03-01T09:00:00.000Z";
 
-/** Seeds a property. */
-export async function seedProperty(db: Db, workspaceId: string, label = "12 Harbour Street", id = ulid()): Promise<string> {
-  await db`insert into properties (workspace_id, id, label) values (${workspaceId}, ${id}, ${label})`;
-  return id;
-}
-
-/** Seeds a contractor contact. */
-export async function seedContractor(db: Db, workspaceId: string, name = "Sparks & Sons Ltd", id = ulid()): Promise<string> {
-  await db`insert into contacts (workspace_id, id, kind, name, roles) values (${workspaceId}, ${id}, 'company', ${name}, ${["contractor"]})`;
-  return id;
-}
-
 /** Seeds an authorisation invoices can be charged to. */
-export async function seedAuthorisation(db: Db, workspaceId: string, a: { id?: string; basis?: string; authorisedMinor: number; authorisedCurrency?: string }): Promise<string> {
+export async function seedAuthorisation(
+  db: Db,
+  workspaceId: string,
+  a: { id?: string; basis?: string; authorisedMinor: number; authorisedCurrency?: string },
+): Promise<string> {
   const id = a.id ?? ulid();
   await db`insert into contractor_authorisations (workspace_id, id, basis, authorised_minor, authorised_currency)
     values (${workspaceId}, ${id}, ${a.basis ?? "approved_quote"}, ${a.authorisedMinor}, ${a.authorisedCurrency ?? "GBP"})`;
@@ -71,8 +103,14 @@ export async function seedInvoice(db: Db, workspaceId: string, s: InvoiceSeed): 
   const creditNotes = (s.creditNotes ?? []).map((c) => ({ correctedAt: null, ...c, id: c.id ?? ulid() }));
   const recoveries = (s.recoveries ?? []).map((r) => ({ correctedAt: null, ...r, id: r.id ?? ulid() }));
   const t = deriveInvoice({
-    borneBy: s.borneBy ?? "landlord", approvedAt: s.approvedAt ?? null, disputedAt: s.disputedAt ?? null,
-    voidedAt: s.voidedAt ?? null, lines: s.lines, payments, creditNotes, recoveries,
+    borneBy: s.borneBy ?? "landlord",
+    approvedAt: s.approvedAt ?? null,
+    disputedAt: s.disputedAt ?? null,
+    voidedAt: s.voidedAt ?? null,
+    lines: s.lines,
+    payments,
+    creditNotes,
+    recoveries,
   });
   await db.begin(async (tx) => {
     await tx`insert into contractor_invoices (

@@ -1,6 +1,7 @@
 /** The request budget (CONTRACT.md §3): a Postgres token bucket per key, exact under concurrency. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
+import { throughPgBouncer } from "../support/database.ts";
 import { buildApp } from "../../src/app.ts";
 import { connect } from "../../src/core/db.ts";
 
@@ -31,11 +32,12 @@ describe("the request budget", () => {
     const ws = await h.workspace();
     const key = await h.key(ws, ["compliance:read"], { budgetPerMinute: 20 });
     // A second app on its own pool stands for another process of the service.
-    const db2 = connect(h.database.url, { max: 10 });
+    const db2 = connect(h.database.url, { max: 10, pooled: throughPgBouncer });
     const app2 = buildApp({ ...h.ctx, db: db2 });
     try {
       const started = performance.now();
-      const call = (app: typeof h.app) => app.handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": key } })).then((r) => r.status);
+      const call = (app: typeof h.app) =>
+        app.handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": key } })).then((r) => r.status);
       const statuses = await Promise.all(Array.from({ length: 80 }, (_, i) => call(i % 2 ? app2 : h.app)));
       const elapsed = (performance.now() - started) / 1000;
       const admitted = statuses.filter((s) => s !== 429).length;
@@ -64,7 +66,8 @@ describe("the request budget", () => {
     const ws = await h.workspace();
     const key = await h.key(ws, ["compliance:read"], { budgetPerMinute: 60 });
     // empty the bucket as if the minute's budget had been spent
-    await h.database.db`update rate_buckets set tokens = 0, updated_at = clock_timestamp() where key_id = (select id from api_keys where workspace_id = ${ws.id} and budget_per_minute = 60)`;
+    await h.database
+      .db`update rate_buckets set tokens = 0, updated_at = clock_timestamp() where key_id = (select id from api_keys where workspace_id = ${ws.id} and budget_per_minute = 60)`;
     const refused = await h.request("GET", path, { key });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("1");

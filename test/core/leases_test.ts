@@ -2,14 +2,20 @@
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { buildApp } from "../../src/app.ts";
-import { TokenLeases, leaseSize, leaseMillis } from "../../src/core/auth.ts";
+import { TokenLeases, leaseSize, leaseMillis } from "../../src/core/budget.ts";
 import { revokeApiKey, createApiKey } from "../../src/core/api_keys.ts";
 
 const h = await harness();
 const path = "/compliance/block-profiles";
 
 describe("lease sizes and expiry", () => {
-  test.each([[30, 1], [120, 1], [600, 6], [6000, 60], [1_000_000, 100]])("a %p-a-minute key leases %p at a time", (capacity, size) => {
+  test.each([
+    [30, 1],
+    [120, 1],
+    [600, 6],
+    [6000, 60],
+    [1_000_000, 100],
+  ])("a %p-a-minute key leases %p at a time", (capacity, size) => {
     expect(leaseSize(capacity)).toBe(size);
   });
 
@@ -27,8 +33,19 @@ describe("lease sizes and expiry", () => {
 describe("the bucket with leases", () => {
   test("a 6000-a-minute key writes its bucket once per lease of 60", async () => {
     const ws = await h.workspace();
-    const k = await createApiKey(h.database.db, { workspace: ws.slug, name: "lease", scopes: ["compliance:read"], expiresInDays: 7, budgetPerMinute: 6000 });
-    const bucket = async () => (await h.database.db<{ granted: number; updatedAt: Date }[]>`select granted, updated_at from rate_buckets where key_id = ${k.id}`)[0]!;
+    const k = await createApiKey(h.database.db, {
+      workspace: ws.slug,
+      name: "lease",
+      scopes: ["compliance:read"],
+      expiresInDays: 7,
+      budgetPerMinute: 6000,
+    });
+    const bucket = async () =>
+      (
+        await h.database.db<
+          { granted: number; updatedAt: Date }[]
+        >`select granted, updated_at from rate_buckets where key_id = ${k.id}`
+      )[0]!;
     const first = await h.request("GET", path, { key: k.key });
     expect(first.status).toBe(200);
     const after1 = await bucket();
@@ -43,13 +60,21 @@ describe("the bucket with leases", () => {
 
   test("two processes with their own leases never admit more than the bucket holds", async () => {
     const ws = await h.workspace();
-    const k = await createApiKey(h.database.db, { workspace: ws.slug, name: "two", scopes: ["compliance:read"], expiresInDays: 7, budgetPerMinute: 300 });
+    const k = await createApiKey(h.database.db, {
+      workspace: ws.slug,
+      name: "two",
+      scopes: ["compliance:read"],
+      expiresInDays: 7,
+      budgetPerMinute: 300,
+    });
     const a = buildApp({ ...h.ctx, leases: new TokenLeases() });
     const b = buildApp({ ...h.ctx, leases: new TokenLeases() });
     const started = performance.now();
     const statuses = await Promise.all(
       Array.from({ length: 400 }, (_, i) =>
-        (i % 2 ? a : b).handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": k.key } })).then((r) => r.status),
+        (i % 2 ? a : b)
+          .handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": k.key } }))
+          .then((r) => r.status),
       ),
     );
     const elapsed = (performance.now() - started) / 1000;
@@ -62,7 +87,13 @@ describe("the bucket with leases", () => {
 
   test("a revoked key is refused at once although this process holds leased tokens of it", async () => {
     const ws = await h.workspace();
-    const k = await createApiKey(h.database.db, { workspace: ws.slug, name: "rev", scopes: ["compliance:read"], expiresInDays: 7, budgetPerMinute: 6000 });
+    const k = await createApiKey(h.database.db, {
+      workspace: ws.slug,
+      name: "rev",
+      scopes: ["compliance:read"],
+      expiresInDays: 7,
+      budgetPerMinute: 6000,
+    });
     expect((await h.request("GET", path, { key: k.key })).status).toBe(200);
     await revokeApiKey(h.database.db, k.id);
     const res = await h.request("GET", path, { key: k.key });

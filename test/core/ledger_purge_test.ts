@@ -18,7 +18,9 @@ async function seedLedger(workspaceId: string, ages: Record<string, string>) {
 }
 
 async function requestIds(workspaceId: string) {
-  const rows = await db<{ requestId: string }[]>`select request_id from idempotency_ledger where workspace_id = ${workspaceId} order by request_id`;
+  const rows = await db<
+    { requestId: string }[]
+  >`select request_id from idempotency_ledger where workspace_id = ${workspaceId} order by request_id`;
   return rows.map((r) => r.requestId);
 }
 
@@ -56,7 +58,9 @@ describe("the ledger purge", () => {
     await startLedgerPurge(h.ctx);
     const boss = await h.ctx.jobs.boss();
     const schedules = await boss.getSchedules(queues.ledgerPurge);
-    expect(schedules.map((s) => [s.name, s.cron, s.timezone])).toEqual([[queues.ledgerPurge, ledgerPurgeCron, "Europe/London"]]);
+    expect(schedules.map((s) => [s.name, s.cron, s.timezone])).toEqual([
+      [queues.ledgerPurge, ledgerPurgeCron, "Europe/London"],
+    ]);
     // Run one occurrence now instead of waiting for 03:17.
     const jobId = await boss.send(queues.ledgerPurge, {});
     while ((await boss.getJobById(queues.ledgerPurge, jobId!))?.state !== "completed") await Bun.sleep(100);

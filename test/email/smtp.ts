@@ -135,7 +135,10 @@ export function parseEmail(raw: string): ParsedEmail {
     for (const chunk of body.split(`--${boundary}`).slice(1)) {
       if (chunk.startsWith("--")) break;
       const part = splitHead(chunk.replace(/^\r\n/, ""));
-      take(part.headers["content-type"] ?? "text/plain", decode(part.body.replace(/\r\n$/, ""), part.headers["content-transfer-encoding"]));
+      take(
+        part.headers["content-type"] ?? "text/plain",
+        decode(part.body.replace(/\r\n$/, ""), part.headers["content-transfer-encoding"]),
+      );
     }
   } else {
     take(contentType, decode(body, headers["content-transfer-encoding"]));

@@ -1,11 +1,14 @@
 /** The mailer: SMTP when configured, else .eml files in the outbox folder. */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMailer, outboxDir, type OutgoingEmail } from "../../src/email/transport.ts";
 import type { Logger } from "../../src/core/log.ts";
 import { parseEmail, decodeHeader, startSmtpServer } from "./smtp.ts";
+
+// Bun applies the preload's timeout to the first file only; this file talks to Postgres or subprocesses.
+setDefaultTimeout(30_000);
 
 const smtp = await startSmtpServer();
 const dataDir = mkdtempSync(join(tmpdir(), "mailer-"));
@@ -24,7 +27,7 @@ const message = (to: string, reference = "msg-1"): OutgoingEmail => ({
   to,
   subject: "Harbour Lettings – invitation",
   text: "Plain words with a link: https://portal.example/invitations/abc_DEF-123\r\n",
-  html: "<p>HTML words with a <a href=\"https://portal.example/invitations/abc_DEF-123\">link</a></p>",
+  html: '<p>HTML words with a <a href="https://portal.example/invitations/abc_DEF-123">link</a></p>',
   messageId: `<${reference}@lettings.test>`,
   reference,
 });
@@ -43,7 +46,7 @@ describe("the SMTP mailer", () => {
     const email = parseEmail(received!.raw);
     expect(email.contentType).toStartWith("multipart/alternative");
     expect(email.headers["message-id"]).toBe("<msg-1@lettings.test>");
-    expect(decodeHeader(email.headers["subject"]!)).toBe("Harbour Lettings – invitation");
+    expect(decodeHeader(email.headers.subject!)).toBe("Harbour Lettings – invitation");
     expect(email.text).toContain("https://portal.example/invitations/abc_DEF-123");
     expect(email.html).toContain('href="https://portal.example/invitations/abc_DEF-123"');
   });
@@ -51,7 +54,10 @@ describe("the SMTP mailer", () => {
   test("a refusal by the server rejects the send with the server's code", async () => {
     smtp.behave("refused@one.test", "reject");
     const mailer = createMailer(config, recordingLogger().log);
-    const error = await mailer.send(message("refused@one.test")).catch((e) => e).finally(() => mailer.close());
+    const error = await mailer
+      .send(message("refused@one.test"))
+      .catch((e) => e)
+      .finally(() => mailer.close());
     expect(error).toBeInstanceOf(Error);
     expect(error.responseCode).toBe(550);
     expect(smtp.to("refused@one.test")).toHaveLength(0);
@@ -70,8 +76,8 @@ describe("the outbox mailer (no SMTP_URL)", () => {
     expect(sent).toEqual({ transport: "outbox", messageId: "<invitation-01J@lettings.test>", destination: path });
     expect(readdirSync(outboxDir(config))).toContain("invitation-01J.eml");
     const email = parseEmail(readFileSync(path, "utf8"));
-    expect(email.headers["to"]).toBe("landlord@two.test");
-    expect(email.headers["from"]).toContain("no-reply@harbour.test");
+    expect(email.headers.to).toBe("landlord@two.test");
+    expect(email.headers.from).toContain("no-reply@harbour.test");
     expect(email.text).toContain("https://portal.example/invitations/abc_DEF-123");
     expect(email.html).toContain("<a href=");
     expect(lines.some((l) => l.fields?.path === path)).toBe(true);

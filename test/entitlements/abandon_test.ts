@@ -1,6 +1,7 @@
 /** POST /entitlements/onboarding/abandon (CONTRACT.md §4.12). */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
+import { inlineRefs } from "../support/openapi.ts";
 import { checkoutStatuses, insertCheckout } from "./fixtures.ts";
 
 const h = await harness();
@@ -15,9 +16,11 @@ describe("abandoning the onboarding checkout", () => {
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ abandoned: true });
     expect(await checkoutStatuses(db, ws.id)).toEqual({ [id]: "abandoned" });
-    const [row] = await db`select abandoned_at is not null as stamped from onboarding_checkouts where workspace_id = ${ws.id}`;
+    const [row] =
+      await db`select abandoned_at is not null as stamped from onboarding_checkouts where workspace_id = ${ws.id}`;
     expect(row!.stamped).toBe(true);
-    const logged = await db`select action, actor_key_id from activity_log where workspace_id = ${ws.id} and subject_id = ${id}`;
+    const logged =
+      await db`select action, actor_key_id from activity_log where workspace_id = ${ws.id} and subject_id = ${id}`;
     expect([...logged]).toEqual([{ action: "entitlements.checkout_abandoned", actorKeyId: ws.keyId }]);
     const again = await abandon(ws.key);
     expect(again.status).toBe(200);
@@ -58,7 +61,7 @@ describe("abandoning the onboarding checkout", () => {
 
 describe("OpenAPI", () => {
   test("entitlements.abandonOnboarding documents {abandoned: boolean}", async () => {
-    const doc = (await h.request("GET", "/openapi.json")).body;
+    const doc = inlineRefs((await h.request("GET", "/openapi.json")).body);
     const op = doc.paths["/entitlements/onboarding/abandon"].post;
     expect(op.operationId).toBe("entitlements.abandonOnboarding");
     const schema = op.responses["200"].content["application/json"].schema;

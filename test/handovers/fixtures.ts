@@ -1,61 +1,9 @@
 /** Rows for handover and key set tests, written with SQL into one workspace. */
 import { ulid } from "ulid";
-import type { Db } from "../../src/core/db.ts";
+import { Rows, type Meter } from "../support/rows.ts";
 
-type Meter = "electricity" | "gas" | "water";
-
-/** Seeds rows of one workspace; every method returns the new row's id. */
-export class Seed {
-  constructor(readonly db: Db, readonly workspaceId: string) {}
-
-  /** A property. */
-  async property(label = "12 Harbour Road"): Promise<string> {
-    const id = ulid();
-    await this.db`insert into properties (workspace_id, id, label) values (${this.workspaceId}, ${id}, ${label})`;
-    return id;
-  }
-
-  /** A unit (with its own property unless one is given) and its meters. */
-  async unit(options: { propertyId?: string; meters?: Meter[] } = {}): Promise<string> {
-    const propertyId = options.propertyId ?? (await this.property());
-    const id = ulid();
-    await this.db`insert into units (workspace_id, id, property_id, label) values (${this.workspaceId}, ${id}, ${propertyId}, 'Flat 1')`;
-    for (const meter of options.meters ?? []) {
-      await this.db`insert into unit_meters (workspace_id, unit_id, meter) values (${this.workspaceId}, ${id}, ${meter})`;
-    }
-    return id;
-  }
-
-  /** A person contact. */
-  async contact(name = "Alex Tenant"): Promise<string> {
-    const id = ulid();
-    await this.db`insert into contacts (workspace_id, id, kind, name, roles) values (${this.workspaceId}, ${id}, 'person', ${name}, ${["tenant"]})`;
-    return id;
-  }
-
-  /** A tenancy with its occupants. */
-  async tenancy(options: {
-    unitId: string;
-    status?: "active" | "notice_given" | "ended";
-    startsOn?: string | null;
-    endsOn?: string | null;
-    noticeGivenOn?: string | null;
-    occupants?: { contactId: string; role?: string; isLead?: boolean }[];
-    id?: string;
-  }): Promise<string> {
-    const id = options.id ?? ulid();
-    await this.db`
-      insert into tenancies (workspace_id, id, unit_id, status, starts_on, ends_on, notice_given_on)
-      values (${this.workspaceId}, ${id}, ${options.unitId}, ${options.status ?? "active"},
-              ${options.startsOn === undefined ? "2024-01-01" : options.startsOn}, ${options.endsOn ?? null}, ${options.noticeGivenOn ?? null})`;
-    for (const o of options.occupants ?? []) {
-      await this.db`
-        insert into tenancy_occupants (workspace_id, tenancy_id, contact_id, role, is_lead)
-        values (${this.workspaceId}, ${id}, ${o.contactId}, ${o.role ?? "tenant"}, ${o.isLead ?? false})`;
-    }
-    return id;
-  }
-
+/** Seeds rows of one workspace (the shared ones come from Rows); every method returns the new row's id. */
+export class Seed extends Rows {
   /** A handover with its meter readings. */
   async handover(options: {
     tenancyId: string;
@@ -83,14 +31,20 @@ export class Seed {
   /** A repair. */
   async repair(status: string | null = "open", reference: string | null = "R-1"): Promise<string> {
     const id = ulid();
-    await this.db`insert into repairs (workspace_id, id, reference, status) values (${this.workspaceId}, ${id}, ${reference}, ${status})`;
+    await this
+      .db`insert into repairs (workspace_id, id, reference, status) values (${this.workspaceId}, ${id}, ${reference}, ${status})`;
     return id;
   }
 
   /** A task. */
-  async task(status: "open" | "in_progress" | "done" | "cancelled" = "open", title = "Fix it", dueOn: string | null = null): Promise<string> {
+  async task(
+    status: "open" | "in_progress" | "done" | "cancelled" = "open",
+    title = "Fix it",
+    dueOn: string | null = null,
+  ): Promise<string> {
     const id = ulid();
-    await this.db`insert into tasks (workspace_id, id, title, status, due_on) values (${this.workspaceId}, ${id}, ${title}, ${status}, ${dueOn})`;
+    await this
+      .db`insert into tasks (workspace_id, id, title, status, due_on) values (${this.workspaceId}, ${id}, ${title}, ${status}, ${dueOn})`;
     return id;
   }
 

@@ -4,50 +4,73 @@ import { ulid } from "ulid";
 import { harness } from "../support/harness.ts";
 import { countingClient } from "../support/statements.ts";
 import { buildApp } from "../../src/app.ts";
-import { tenancyFacts } from "../../src/handovers/queries.ts";
+import { tenancyInputs } from "../../src/handovers/queries.ts";
 import { Seed } from "./fixtures.ts";
 
 const h = await harness();
 const ws = await h.workspace();
 const seed = new Seed(h.database.db, ws.id);
 
-
 /** A tenancy with 500 key sets on its unit and 200 findings over its check-in and check-out. */
 async function bigTenancy() {
   const db = h.database.db;
   const unitId = await seed.unit({ meters: ["electricity", "gas", "water"] });
   const tenant = await seed.contact();
-  const tenancyId = await seed.tenancy({ unitId, status: "ended", noticeGivenOn: "2025-01-01", occupants: [{ contactId: tenant, isLead: true }] });
+  const tenancyId = await seed.tenancy({
+    unitId,
+    status: "ended",
+    noticeGivenOn: "2025-01-01",
+    occupants: [{ contactId: tenant, isLead: true }],
+  });
   const statuses = ["in_office", "checked_out", "lost"] as const;
   const keySets = Array.from({ length: 500 }, (_, i) => ({
-    workspace_id: ws.id, id: ulid(), reference: `K-${String(i).padStart(3, "0")}`, label: "Door", unit_id: unitId,
-    status: statuses[i % 3]!, sequence: i % 7, holder_type: i % 3 === 1 ? "tenant" : "office",
-    holder_contact_id: i % 3 === 1 ? tenant : null, holder_name: "", tenancy_id: i % 6 === 1 ? tenancyId : null,
+    workspace_id: ws.id,
+    id: ulid(),
+    reference: `K-${String(i).padStart(3, "0")}`,
+    label: "Door",
+    unit_id: unitId,
+    status: statuses[i % 3]!,
+    sequence: i % 7,
+    holder_type: i % 3 === 1 ? "tenant" : "office",
+    holder_contact_id: i % 3 === 1 ? tenant : null,
+    holder_name: "",
+    tenancy_id: i % 6 === 1 ? tenancyId : null,
   }));
   await db`insert into key_sets ${db(keySets)}`;
   const repair = await seed.repair("open");
   const task = await seed.task("done");
   const checkIn = await seed.inspection({ tenancyId, kind: "check_in" });
   const checkOut = await seed.inspection({ tenancyId, kind: "check_out" });
-  for (let i = 0; i < 30; i++) await seed.inspection({ tenancyId, kind: i % 2 ? "check_in" : "check_out", status: "cancelled", dueOn: "2023-01-01" });
+  for (let i = 0; i < 30; i++)
+    await seed.inspection({
+      tenancyId,
+      kind: i % 2 ? "check_in" : "check_out",
+      status: "cancelled",
+      dueOn: "2023-01-01",
+    });
   const findings = Array.from({ length: 200 }, (_, i) => ({
-    workspace_id: ws.id, id: ulid(), inspection_id: i % 2 ? checkIn : checkOut, area: `Area ${i % 10}`, item: `Item ${i}`,
-    repair_id: i % 4 === 0 ? repair : null, task_id: i % 4 === 1 ? task : null,
+    workspace_id: ws.id,
+    id: ulid(),
+    inspection_id: i % 2 ? checkIn : checkOut,
+    area: `Area ${i % 10}`,
+    item: `Item ${i}`,
+    repair_id: i % 4 === 0 ? repair : null,
+    task_id: i % 4 === 1 ? task : null,
   }));
   await db`insert into inspection_findings ${db(findings)}`;
   return tenancyId;
 }
 
 describe("one round trip", () => {
-  test("the facts of a tenancy with 500 key sets and 200 findings come from one statement", async () => {
+  test("the inputs of a tenancy with 500 key sets and 200 findings come from one statement", async () => {
     const tenancyId = await bigTenancy();
     const { db, statements } = await countingClient(h.database.url);
     try {
-      const facts = await tenancyFacts(db, ws.id, tenancyId);
+      const inputs = await tenancyInputs(db, ws.id, tenancyId);
       expect(statements).toHaveLength(1);
-      expect(facts!.keySets).toHaveLength(500 - 166); // every third set is lost
-      expect(facts!.checkIn!.findingCount + facts!.checkOut!.findingCount).toBe(200);
-      expect(facts!.checkIn!.followUps.length + facts!.checkOut!.followUps.length).toBe(100);
+      expect(inputs!.keySets).toHaveLength(500 - 166); // every third set is lost
+      expect(inputs!.checkIn!.findingCount + inputs!.checkOut!.findingCount).toBe(200);
+      expect(inputs!.checkIn!.followUps.length + inputs!.checkOut!.followUps.length).toBe(100);
     } finally {
       await db.end();
     }
@@ -57,7 +80,10 @@ describe("one round trip", () => {
     const tenancyId = await bigTenancy();
     const { db, statements } = await countingClient(h.database.url);
     const app = buildApp({ ...h.ctx, db });
-    const call = () => app.handle(new Request(`http://localhost/handovers/tenancies/${tenancyId}`, { headers: { "x-api-key": ws.key } }));
+    const call = () =>
+      app.handle(
+        new Request(`http://localhost/handovers/tenancies/${tenancyId}`, { headers: { "x-api-key": ws.key } }),
+      );
     try {
       const first = await call();
       const body: any = await first.json();
@@ -86,7 +112,9 @@ describe("one round trip", () => {
       expect(statements).toHaveLength(4 + 30);
       times.sort((a, b) => a - b);
       const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1);
-      console.log(`handovers.forTenancy, 500 key sets + 200 findings: p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms over ${times.length} requests`);
+      console.log(
+        `handovers.forTenancy, 500 key sets + 200 findings: p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms over ${times.length} requests`,
+      );
     } finally {
       await db.end();
     }

@@ -12,13 +12,25 @@ describe("key set reports", () => {
   test("reports come newest first with their source, and cleared is null until cleared", async () => {
     const keySetId = await seed.keySet({ unitId: await seed.unit(), status: "checked_out", holderType: "contractor" });
     await seed.keyReport({
-      keySetId, id: "REP-OLD", note: "Key snapped in the lock", sourceKind: "contractor", sourceId: "C-1", sourceLabel: "Ace Locks",
-      reportedBy: "Ace Locks", reportedAt: "2026-01-05T09:00:00Z",
+      keySetId,
+      id: "REP-OLD",
+      note: "Key snapped in the lock",
+      sourceKind: "contractor",
+      sourceId: "C-1",
+      sourceLabel: "Ace Locks",
+      reportedBy: "Ace Locks",
+      reportedAt: "2026-01-05T09:00:00Z",
       cleared: { note: "Lock replaced, new key cut", by: "Front desk", at: "2026-01-06T16:30:00Z" },
     });
     await seed.keyReport({
-      keySetId, id: "REP-NEW", note: "Fob does not open the gate", sourceKind: "inspection", sourceId: "INS-4", sourceLabel: "Check-out CO-4",
-      reportedBy: "Jo Inspector", reportedAt: "2026-02-01T08:00:00.123Z",
+      keySetId,
+      id: "REP-NEW",
+      note: "Fob does not open the gate",
+      sourceKind: "inspection",
+      sourceId: "INS-4",
+      sourceLabel: "Check-out CO-4",
+      reportedBy: "Jo Inspector",
+      reportedAt: "2026-02-01T08:00:00.123Z",
     });
     const res = await get(keySetId);
     expect(res.status).toBe(200);
@@ -27,14 +39,21 @@ describe("key set reports", () => {
       notWorking: true,
       reports: [
         {
-          id: "REP-NEW", keySetId, note: "Fob does not open the gate",
+          id: "REP-NEW",
+          keySetId,
+          note: "Fob does not open the gate",
           source: { kind: "inspection", id: "INS-4", label: "Check-out CO-4" },
-          reportedBy: "Jo Inspector", reportedAt: "2026-02-01T08:00:00.123Z", cleared: null,
+          reportedBy: "Jo Inspector",
+          reportedAt: "2026-02-01T08:00:00.123Z",
+          cleared: null,
         },
         {
-          id: "REP-OLD", keySetId, note: "Key snapped in the lock",
+          id: "REP-OLD",
+          keySetId,
+          note: "Key snapped in the lock",
           source: { kind: "contractor", id: "C-1", label: "Ace Locks" },
-          reportedBy: "Ace Locks", reportedAt: "2026-01-05T09:00:00.000Z",
+          reportedBy: "Ace Locks",
+          reportedAt: "2026-01-05T09:00:00.000Z",
           cleared: { note: "Lock replaced, new key cut", by: "Front desk", at: "2026-01-06T16:30:00.000Z" },
         },
       ],
@@ -43,8 +62,16 @@ describe("key set reports", () => {
 
   test("a key set whose reports are all cleared works again", async () => {
     const keySetId = await seed.keySet({ unitId: await seed.unit() });
-    await seed.keyReport({ keySetId, reportedAt: "2026-01-01T00:00:00Z", cleared: { note: null, by: null, at: "2026-01-02T00:00:00Z" } });
-    await seed.keyReport({ keySetId, reportedAt: "2026-01-03T00:00:00Z", cleared: { note: "ok", by: "Sam", at: "2026-01-04T00:00:00Z" } });
+    await seed.keyReport({
+      keySetId,
+      reportedAt: "2026-01-01T00:00:00Z",
+      cleared: { note: null, by: null, at: "2026-01-02T00:00:00Z" },
+    });
+    await seed.keyReport({
+      keySetId,
+      reportedAt: "2026-01-03T00:00:00Z",
+      cleared: { note: "ok", by: "Sam", at: "2026-01-04T00:00:00Z" },
+    });
     const res = await get(keySetId);
     expect(res.body.notWorking).toBe(false);
     expect(res.body.reports.map((r: any) => r.cleared)).toEqual([

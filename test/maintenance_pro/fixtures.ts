@@ -1,7 +1,8 @@
-/** Rows the maintenance-pro tests need, written with SQL: contacts, properties and their landlords, portal access. */
+/** Rows the maintenance-pro tests need, written with SQL: landlord contacts, portal access, invitations. */
 import { ulid } from "ulid";
 import type { Db } from "../../src/core/db.ts";
 import type { TestWorkspace } from "../support/harness.ts";
+import { Rows } from "../support/rows.ts";
 
 /** Adds a contact; a landlord with an email unless told otherwise. */
 export async function addContact(
@@ -12,25 +13,18 @@ export async function addContact(
   const id = ulid();
   const name = options.name ?? `Landlord ${id.slice(-6)}`;
   const email = options.email === undefined ? `${id.toLowerCase()}@landlords.test` : options.email;
-  await db`
-    insert into contacts (workspace_id, id, kind, name, email, roles, archived_at)
-    values (${ws.id}, ${id}, 'person', ${name}, ${email}, ${options.roles ?? ["landlord"]},
-            ${options.archived ? db`now()` : null})`;
+  const archivedAt = options.archived ? new Date().toISOString() : null;
+  await new Rows(db, ws.id).contact({ id, name, email, roles: options.roles ?? ["landlord"], archivedAt });
   return { id, email, name };
 }
 
-/** Adds a property owned by the given landlords. */
-export async function addProperty(db: Db, ws: TestWorkspace, landlordIds: string[] = [], facts: object = {}): Promise<string> {
-  const id = ulid();
-  await db`insert into properties (workspace_id, id, label, facts) values (${ws.id}, ${id}, ${`Property ${id.slice(-6)}`}, ${db.json(facts as any)})`;
-  for (const contactId of landlordIds) {
-    await db`insert into property_landlords (workspace_id, property_id, contact_id) values (${ws.id}, ${id}, ${contactId})`;
-  }
-  return id;
-}
-
 /** Gives a contact portal access in a state. */
-export async function setAccess(db: Db, ws: TestWorkspace, contactId: string, status: "pending" | "active" | "revoked"): Promise<void> {
+export async function setAccess(
+  db: Db,
+  ws: TestWorkspace,
+  contactId: string,
+  status: "pending" | "active" | "revoked",
+): Promise<void> {
   await db`
     insert into landlord_portal_access (workspace_id, contact_id, status, invited_at, accepted_at, revoked_at)
     values (${ws.id}, ${contactId}, ${status}, now() - interval '10 days',
@@ -48,11 +42,23 @@ export async function inviteJobs(db: Db, workspaceId: string) {
 
 /** The invitations of a contact, oldest first, with their ledger rows. */
 export async function invitationsOf(db: Db, workspaceId: string, contactId: string) {
-  return db<{
-    id: string; email: string; tokenHash: Buffer | null; expiresAt: string | null; supersededAt: string | null;
-    status: string; attempts: number; lastError: string | null; jobId: string; transport: string | null;
-    messageId: string | null; deadLetteredAt: string | null; expiresInDays: number | null;
-  }[]>`
+  return db<
+    {
+      id: string;
+      email: string;
+      tokenHash: Buffer | null;
+      expiresAt: string | null;
+      supersededAt: string | null;
+      status: string;
+      attempts: number;
+      lastError: string | null;
+      jobId: string;
+      transport: string | null;
+      messageId: string | null;
+      deadLetteredAt: string | null;
+      expiresInDays: number | null;
+    }[]
+  >`
     select i.id, i.email, i.token_hash, iso(i.expires_at) as expires_at, iso(i.superseded_at) as superseded_at,
            d.status, d.attempts, d.last_error, d.job_id::text, d.transport, d.message_id, iso(d.dead_lettered_at) as dead_lettered_at,
            extract(epoch from i.expires_at - d.sent_at)::float8 / 86400 as expires_in_days
@@ -62,7 +68,11 @@ export async function invitationsOf(db: Db, workspaceId: string, contactId: stri
 }
 
 /** Polls until `check` returns a value other than undefined/false (for work done by a job worker). */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, what: string, limitMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  what: string,
+  limitMs = 20_000,
+): Promise<T> {
   const until = Date.now() + limitMs;
   for (;;) {
     const value = await check();

@@ -1,18 +1,11 @@
 /** GET and PUT /maintenance-pro/hazard-settings (CONTRACT.md §4.5). */
 import { describe, expect, test } from "bun:test";
-import { ulid } from "ulid";
 import { harness } from "../support/harness.ts";
 import { allScopes } from "../../src/core/groups.ts";
 
 const h = await harness();
 const db = h.database.db;
 const path = "/maintenance-pro/hazard-settings";
-
-async function addUser(workspaceId: string, role: "admin" | "staff") {
-  const id = ulid();
-  await db`insert into users (workspace_id, id, name, role) values (${workspaceId}, ${id}, ${role}, ${role})`;
-  return id;
-}
 
 async function changes(workspaceId: string) {
   const rows = await db<{ actorKeyId: string; detail: { from: string; to: string; revision: number } }[]>`
@@ -26,12 +19,19 @@ describe("reading hazard settings", () => {
     const ws = await h.workspace();
     const res = await h.request("GET", path, { key: ws.key });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ regime: "private", revision: 0, policyVersion: "awaabs-law-2025-10-27", prsInForceFrom: null });
+    expect(res.body).toEqual({
+      regime: "private",
+      revision: 0,
+      policyVersion: "awaabs-law-2025-10-27",
+      prsInForceFrom: null,
+    });
   });
 
   test("any key with maintenance-pro:read reads them, whoever created it", async () => {
     const ws = await h.workspace();
-    const key = await h.key(ws, ["maintenance-pro:read"], { createdBy: await addUser(ws.id, "staff") });
+    const key = await h.key(ws, ["maintenance-pro:read"], {
+      createdBy: await h.rows(ws).user({ name: "staff", role: "staff" }),
+    });
     const res = await h.request("GET", path, { key });
     expect(res.status).toBe(200);
     expect(res.body.regime).toBe("private");
@@ -39,7 +39,10 @@ describe("reading hazard settings", () => {
 
   test("a workspace without the maintenance-pro module is EntitlementMissing for both methods", async () => {
     const ws = await h.workspace({ modules: ["telephony"] });
-    for (const [method, body] of [["GET", undefined], ["PUT", { expectedRevision: 0, regime: "social" }]] as const) {
+    for (const [method, body] of [
+      ["GET", undefined],
+      ["PUT", { expectedRevision: 0, regime: "social" }],
+    ] as const) {
       const res = await h.request(method, path, { key: ws.key, body });
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ _tag: "EntitlementMissing", tenantId: ws.id, moduleId: "maintenance-pro" });
@@ -53,7 +56,12 @@ describe("changing hazard settings", () => {
     const ws = await h.workspace();
     const first = await h.request("PUT", path, { key: ws.key, body: { expectedRevision: 0, regime: "social" } });
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ regime: "social", revision: 1, policyVersion: "awaabs-law-2025-10-27", prsInForceFrom: null });
+    expect(first.body).toEqual({
+      regime: "social",
+      revision: 1,
+      policyVersion: "awaabs-law-2025-10-27",
+      prsInForceFrom: null,
+    });
     const second = await h.request("PUT", path, { key: ws.key, body: { expectedRevision: 1, regime: "private" } });
     expect(second.body).toMatchObject({ regime: "private", revision: 2 });
     const read = await h.request("GET", path, { key: ws.key });
@@ -67,7 +75,7 @@ describe("changing hazard settings", () => {
   test("keys created by an admin or by staff are WorkspaceOwnerRequired and change nothing", async () => {
     const ws = await h.workspace();
     for (const role of ["admin", "staff"] as const) {
-      const key = await h.key(ws, [...allScopes], { createdBy: await addUser(ws.id, role) });
+      const key = await h.key(ws, [...allScopes], { createdBy: await h.rows(ws).user({ name: role, role }) });
       const res = await h.request("PUT", path, { key, body: { expectedRevision: 0, regime: "social" } });
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ _tag: "WorkspaceOwnerRequired" });
@@ -78,7 +86,7 @@ describe("changing hazard settings", () => {
 
   test("ownership is checked at each request: the former owner's key is refused, the new owner's earlier key accepted", async () => {
     const ws = await h.workspace();
-    const adminId = await addUser(ws.id, "admin");
+    const adminId = await h.rows(ws).user({ name: "admin", role: "admin" });
     const adminKey = await h.key(ws, ["maintenance-pro:write"], { createdBy: adminId });
     await db.begin(async (tx) => {
       await tx`update users set role = 'admin' where workspace_id = ${ws.id} and id = ${ws.ownerUserId}`;
@@ -106,7 +114,10 @@ describe("changing hazard settings", () => {
 
   test("of concurrent writers with the same revision exactly one wins, on a new workspace and on a changed one", async () => {
     const ws = await h.workspace();
-    for (const [expectedRevision, regime] of [[0, "social"], [1, "private"]] as const) {
+    for (const [expectedRevision, regime] of [
+      [0, "social"],
+      [1, "private"],
+    ] as const) {
       const answers = await Promise.all(
         Array.from({ length: 12 }, () => h.request("PUT", path, { key: ws.key, body: { expectedRevision, regime } })),
       );

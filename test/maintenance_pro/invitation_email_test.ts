@@ -25,11 +25,17 @@ describe("invitationEmail", () => {
   test("states the expiry in UK time (British Summer Time in July)", () => {
     const email = invitationEmail(input);
     expect(email.text).toContain("1 July 2026 at 09:30 (UK time)");
-    expect(invitationEmail({ ...input, expiresAt: "2026-01-10T08:30:00.000Z" }).text).toContain("10 January 2026 at 08:30 (UK time)");
+    expect(invitationEmail({ ...input, expiresAt: "2026-01-10T08:30:00.000Z" }).text).toContain(
+      "10 January 2026 at 08:30 (UK time)",
+    );
   });
 
   test("escapes names in the HTML part and keeps the subject on one line", () => {
-    const email = invitationEmail({ ...input, workspaceName: "A&B <Lets>\r\nBcc: x@evil.test", landlordName: '"Bob" <script>' });
+    const email = invitationEmail({
+      ...input,
+      workspaceName: "A&B <Lets>\r\nBcc: x@evil.test",
+      landlordName: '"Bob" <script>',
+    });
     expect(email.subject).not.toMatch(/[\r\n]/);
     expect(email.html).not.toContain("<script>");
     expect(email.html).toContain("&quot;Bob&quot; &lt;script&gt;");
@@ -53,6 +59,8 @@ describe("invitation tokens", () => {
 
   test("links are <portal base>/invitations/<token>, whatever trailing slashes the base has", () => {
     expect(invitationLink("https://portal.test/", "abc")).toBe("https://portal.test/invitations/abc");
-    expect(invitationLink("https://portal.test/landlords", "abc")).toBe("https://portal.test/landlords/invitations/abc");
+    expect(invitationLink("https://portal.test/landlords", "abc")).toBe(
+      "https://portal.test/landlords/invitations/abc",
+    );
   });
 });

@@ -3,20 +3,20 @@
  * for one invitation, across crashes and restarts; retried, then dead-lettered with the reason kept.
  * No worker runs in this file until a test starts one, standing for a service process (re)starting.
  */
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { harness } from "../support/harness.ts";
 import { startSmtpServer, parseEmail } from "../email/smtp.ts";
 import { Jobs, queues } from "../../src/core/jobs.ts";
 import { createLogger } from "../../src/core/log.ts";
-import type { AppContext } from "../../src/core/operation.ts";
 import { createMailer, type Mailer } from "../../src/email/transport.ts";
-import { deliverInvitationEmail, inviteEmailQueuePolicy, startInviteEmailWorker } from "../../src/maintenance_pro/invite_email_worker.ts";
+import {
+  deliverInvitationEmail,
+  inviteEmailQueuePolicy,
+  startInviteEmailWorker,
+} from "../../src/maintenance_pro/invite_email_worker.ts";
 import { hashInvitationToken } from "../../src/maintenance_pro/invitation_token.ts";
 import { addContact, eventually, invitationsOf, inviteJobs } from "./fixtures.ts";
-
-// These tests wait for a job worker polling once a second.
-setDefaultTimeout(30_000);
 
 const h = await harness();
 const db = h.database.db;
@@ -32,7 +32,8 @@ const testPolicy = { ...servicePolicy, retryLimit: 1, retryDelay: 1, retryBackof
 await h.ctx.jobs.ensureQueue(queues.inviteEmail, testPolicy);
 
 const ws = await h.workspace();
-const invite = (contactId: string) => h.request("POST", `/maintenance-pro/landlords/${contactId}/portal-access/invite`, { key: ws.key });
+const invite = (contactId: string) =>
+  h.request("POST", `/maintenance-pro/landlords/${contactId}/portal-access/invite`, { key: ws.key });
 
 /** Starts a fresh job queue with the invitation worker, as a restarted service process does; stopped after `run`. */
 async function withWorker(run: (jobs: Jobs) => Promise<void>, mailer?: Mailer) {
@@ -46,7 +47,8 @@ async function withWorker(run: (jobs: Jobs) => Promise<void>, mailer?: Mailer) {
 }
 
 const jobState = async (jobId: string) => (await inviteJobs(db, ws.id)).find((j) => j.id === jobId)?.state;
-const tokenIn = (raw: string) => /https:\/\/portal\.test\/invitations\/([A-Za-z0-9_-]+)/.exec(parseEmail(raw).text ?? "")![1]!;
+const tokenIn = (raw: string) =>
+  /https:\/\/portal\.test\/invitations\/([A-Za-z0-9_-]+)/.exec(parseEmail(raw).text ?? "")![1]!;
 
 describe("queueing with the transaction", () => {
   test("an invite that rolls back after queueing its email leaves no job, no invitation and no access", async () => {
@@ -66,7 +68,9 @@ describe("queueing with the transaction", () => {
     expect(res.body._tag).toBe("InternalError");
     expect(await inviteJobs(db, ws.id)).toEqual(jobsBefore);
     expect(await invitationsOf(db, ws.id, landlord.id)).toHaveLength(0);
-    expect(await db`select 1 from landlord_portal_access where workspace_id = ${ws.id} and contact_id = ${landlord.id}`).toHaveLength(0);
+    expect(
+      await db`select 1 from landlord_portal_access where workspace_id = ${ws.id} and contact_id = ${landlord.id}`,
+    ).toHaveLength(0);
     await db.unsafe(`drop trigger fail_invite_${landlord.id.toLowerCase()} on activity_log`);
     expect((await invite(landlord.id)).status).toBe(200);
     expect(await inviteJobs(db, ws.id)).toHaveLength(jobsBefore.length + 1);
@@ -97,8 +101,15 @@ describe("at least once, never twice", () => {
     expect((await invite(landlord.id)).status).toBe(200);
     const [invitation] = await invitationsOf(db, ws.id, landlord.id);
     const child = Bun.spawn(["bun", join(import.meta.dir, "worker_process.ts")], {
-      env: { ...process.env, DATABASE_URL: h.database.url, SMTP_URL: smtp.url, PORTAL_BASE_URL: "https://portal.test", LOG_LEVEL: "silent" },
-      stdout: "ignore", stderr: "ignore",
+      env: {
+        ...process.env,
+        DATABASE_URL: h.database.url,
+        SMTP_URL: smtp.url,
+        PORTAL_BASE_URL: "https://portal.test",
+        LOG_LEVEL: "silent",
+      },
+      stdout: "ignore",
+      stderr: "ignore",
     });
     try {
       await stalled; // the child's worker holds the job and is in the middle of SMTP DATA
@@ -110,7 +121,10 @@ describe("at least once, never twice", () => {
     smtp.behave(landlord.email!, "accept");
     expect(smtp.to(landlord.email!)).toHaveLength(0);
     await withWorker(async () => {
-      await eventually(async () => (await jobState(invitation!.jobId)) === "completed", "the expired job to be retried and complete");
+      await eventually(
+        async () => (await jobState(invitation!.jobId)) === "completed",
+        "the expired job to be retried and complete",
+      );
     });
     expect(smtp.to(landlord.email!)).toHaveLength(1);
     const [sent] = await invitationsOf(db, ws.id, landlord.id);
@@ -124,7 +138,13 @@ describe("at least once, never twice", () => {
     const [invitation] = await invitationsOf(db, ws.id, landlord.id);
     const smtpMailer = createMailer(config, log);
     // A slow server: the second run starts while the first is still sending.
-    const slow: Mailer = { ...smtpMailer, send: async (m) => (await Bun.sleep(300), smtpMailer.send(m)) };
+    const slow: Mailer = {
+      ...smtpMailer,
+      send: async (m) => {
+        await Bun.sleep(300);
+        return smtpMailer.send(m);
+      },
+    };
     const job = { workspaceId: ws.id, invitationId: invitation!.id };
     const outcomes = await Promise.all([
       deliverInvitationEmail({ db, config }, slow, job, { final: false }),
@@ -147,12 +167,19 @@ describe("at least once, never twice", () => {
     await invite(landlord.id);
     const [older, newer] = await invitationsOf(db, ws.id, landlord.id);
     await withWorker(async () => {
-      await eventually(async () => (await jobState(older!.jobId)) === "completed" && (await jobState(newer!.jobId)) === "completed", "both jobs");
+      await eventually(
+        async () => (await jobState(older!.jobId)) === "completed" && (await jobState(newer!.jobId)) === "completed",
+        "both jobs",
+      );
     });
     const [message, ...more] = smtp.to(landlord.email!);
     expect(more).toHaveLength(0);
     const [olderAfter, newerAfter] = await invitationsOf(db, ws.id, landlord.id);
-    expect(olderAfter).toMatchObject({ status: "skipped", lastError: "superseded by a newer invitation", tokenHash: null });
+    expect(olderAfter).toMatchObject({
+      status: "skipped",
+      lastError: "superseded by a newer invitation",
+      tokenHash: null,
+    });
     expect(newerAfter).toMatchObject({ status: "sent" });
     expect(newerAfter!.tokenHash).toEqual(hashInvitationToken(tokenIn(message!.raw)));
   });
@@ -166,7 +193,10 @@ describe("at least once, never twice", () => {
       await eventually(async () => (await jobState(invitation!.jobId)) === "completed", "the job");
     });
     expect(smtp.to(landlord.email!)).toHaveLength(0);
-    expect((await invitationsOf(db, ws.id, landlord.id))[0]).toMatchObject({ status: "skipped", lastError: "portal access is revoked" });
+    expect((await invitationsOf(db, ws.id, landlord.id))[0]).toMatchObject({
+      status: "skipped",
+      lastError: "portal access is revoked",
+    });
   });
 });
 
@@ -177,12 +207,20 @@ describe("retries and the dead-letter queue", () => {
     await invite(landlord.id);
     const [invitation] = await invitationsOf(db, ws.id, landlord.id);
     await withWorker(async () => {
-      await eventually(async () => (await invitationsOf(db, ws.id, landlord.id))[0]!.status === "failed", "the first attempt to fail");
+      await eventually(
+        async () => (await invitationsOf(db, ws.id, landlord.id))[0]!.status === "failed",
+        "the first attempt to fail",
+      );
       smtp.behave(landlord.email!, "accept");
       await eventually(async () => (await jobState(invitation!.jobId)) === "completed", "the retry to complete");
     });
     expect(smtp.to(landlord.email!)).toHaveLength(1);
-    expect((await invitationsOf(db, ws.id, landlord.id))[0]).toMatchObject({ status: "sent", attempts: 2, lastError: null, deadLetteredAt: null });
+    expect((await invitationsOf(db, ws.id, landlord.id))[0]).toMatchObject({
+      status: "sent",
+      attempts: 2,
+      lastError: null,
+      deadLetteredAt: null,
+    });
   });
 
   test("a send that keeps failing is dead-lettered after its retries, with the reason kept on the job and in the ledger", async () => {
@@ -193,7 +231,9 @@ describe("retries and the dead-letter queue", () => {
     await withWorker(async (jobs) => {
       const boss = await jobs.boss();
       const [dead] = await eventually(async () => {
-        const found = await boss.findJobs(inviteEmailQueuePolicy.deadLetter!, { data: { invitationId: invitation!.id } });
+        const found = await boss.findJobs(inviteEmailQueuePolicy.deadLetter!, {
+          data: { invitationId: invitation!.id },
+        });
         return found.length ? found : undefined;
       }, "the dead-lettered job");
       expect(dead!.data).toEqual({ workspaceId: ws.id, invitationId: invitation!.id });

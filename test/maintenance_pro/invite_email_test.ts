@@ -1,5 +1,5 @@
 /** The invitation email, sent by the worker through a real SMTP server: its parts, its link and its token. */
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { startSmtpServer, parseEmail, decodeHeader } from "../email/smtp.ts";
 import { startInviteEmailWorker } from "../../src/maintenance_pro/invite_email_worker.ts";
@@ -8,9 +8,6 @@ import { findLiveInvitation } from "../../src/maintenance_pro/queries.ts";
 import type { AppContext } from "../../src/core/operation.ts";
 import { addContact, eventually, invitationsOf, inviteJobs } from "./fixtures.ts";
 
-// These tests wait for a job worker polling once a second.
-setDefaultTimeout(30_000);
-
 const h = await harness();
 const db = h.database.db;
 const smtp = await startSmtpServer();
@@ -18,13 +15,19 @@ afterAll(() => smtp.close());
 const portal = "https://portal.harbour.test/landlords";
 const ctx: AppContext = {
   ...h.ctx,
-  config: { ...h.ctx.config, smtpUrl: smtp.url, portalBaseUrl: portal, emailFrom: "Harbour Lettings <no-reply@harbour.test>" },
+  config: {
+    ...h.ctx.config,
+    smtpUrl: smtp.url,
+    portalBaseUrl: portal,
+    emailFrom: "Harbour Lettings <no-reply@harbour.test>",
+  },
 };
 await startInviteEmailWorker(ctx);
 
 const ws = await h.workspace();
 await db`update workspaces set name = 'Harbour & Co <Lettings>' where id = ${ws.id}`;
-const invite = (contactId: string) => h.request("POST", `/maintenance-pro/landlords/${contactId}/portal-access/invite`, { key: ws.key });
+const invite = (contactId: string) =>
+  h.request("POST", `/maintenance-pro/landlords/${contactId}/portal-access/invite`, { key: ws.key });
 const linkPattern = new RegExp(`${portal.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}/invitations/([A-Za-z0-9_-]+)`);
 
 /** Waits for the n-th message to an address and reads it with the token of its link. */
@@ -46,7 +49,7 @@ describe("the invitation email", () => {
     expect(message.from).toBe("no-reply@harbour.test");
     expect(email.contentType).toStartWith("multipart/alternative");
     expect(email.headers["message-id"]).toBe(`<invitation-${invitation!.id}@harbour.test>`);
-    expect(decodeHeader(email.headers["subject"]!)).toBe("Harbour & Co <Lettings> invites you to the landlord portal");
+    expect(decodeHeader(email.headers.subject!)).toBe("Harbour & Co <Lettings> invites you to the landlord portal");
     expect(email.text).toContain("Dear Grace Hopper,");
     expect(email.text).toContain("Harbour & Co <Lettings> has invited you");
     expect(email.html).toContain("<strong>Harbour &amp; Co &lt;Lettings&gt;</strong>");
@@ -56,11 +59,23 @@ describe("the invitation email", () => {
     expect(email.text).toContain(`${portal}/invitations/${token}`);
     expect(invitation!.tokenHash).toEqual(hashInvitationToken(token));
     expect(JSON.stringify(invitation)).not.toContain(token);
-    expect(invitation).toMatchObject({ status: "sent", attempts: 1, transport: "smtp", messageId: `<invitation-${invitation!.id}@harbour.test>`, expiresInDays: 7 });
-    expect(await findLiveInvitation(db, hashInvitationToken(token))).toEqual({
-      workspaceId: ws.id, invitationId: invitation!.id, contactId: landlord.id, expiresAt: invitation!.expiresAt!,
+    expect(invitation).toMatchObject({
+      status: "sent",
+      attempts: 1,
+      transport: "smtp",
+      messageId: `<invitation-${invitation!.id}@harbour.test>`,
+      expiresInDays: 7,
     });
-    const job = await eventually(async () => (await inviteJobs(db, ws.id)).find((j) => j.id === invitation!.jobId && j.state === "completed"), "job completed");
+    expect(await findLiveInvitation(db, hashInvitationToken(token))).toEqual({
+      workspaceId: ws.id,
+      invitationId: invitation!.id,
+      contactId: landlord.id,
+      expiresAt: invitation!.expiresAt!,
+    });
+    const job = await eventually(
+      async () => (await inviteJobs(db, ws.id)).find((j) => j.id === invitation!.jobId && j.state === "completed"),
+      "job completed",
+    );
     expect(job.data).toEqual({ workspaceId: ws.id, invitationId: invitation!.id });
     expect(smtp.to(landlord.email!)).toHaveLength(1);
   });

@@ -1,7 +1,7 @@
 /** POST /maintenance-pro/landlords/{contactId}/portal-access/invite: the record, its transitions and refusals (CONTRACT.md §4.7). */
 import { describe, expect, test } from "bun:test";
 import { harness, type TestWorkspace } from "../support/harness.ts";
-import { addContact, addProperty, invitationsOf, inviteJobs, setAccess } from "./fixtures.ts";
+import { addContact, invitationsOf, inviteJobs, setAccess } from "./fixtures.ts";
 
 const h = await harness();
 const db = h.database.db;
@@ -10,39 +10,65 @@ const invite = (contactId: string, w: TestWorkspace = ws, key = w.key) =>
   h.request("POST", `/maintenance-pro/landlords/${contactId}/portal-access/invite`, { key });
 
 async function accessOf(contactId: string) {
-  const [row] = await db<{ status: string; invitedAt: string | null; acceptedAt: string | null; revokedAt: string | null }[]>`
+  const [row] = await db<
+    { status: string; invitedAt: string | null; acceptedAt: string | null; revokedAt: string | null }[]
+  >`
     select status, iso(invited_at) as invited_at, iso(accepted_at) as accepted_at, iso(revoked_at) as revoked_at
     from landlord_portal_access where workspace_id = ${ws.id} and contact_id = ${contactId}`;
   return row;
 }
 
 async function activity(contactId: string) {
-  return [...(await db<{ actorKeyId: string; detail: { invitationId: string; replaces: string } }[]>`
+  return [
+    ...(await db<{ actorKeyId: string; detail: { invitationId: string; replaces: string } }[]>`
     select actor_key_id, detail from activity_log
-    where workspace_id = ${ws.id} and action = 'maintenance-pro.landlord_invited' and subject_id = ${contactId} order by id`)];
+    where workspace_id = ${ws.id} and action = 'maintenance-pro.landlord_invited' and subject_id = ${contactId} order by id`),
+  ];
 }
 
 describe("inviting a landlord", () => {
   test("a landlord with no access becomes pending; the record counts the landlord's properties", async () => {
     const landlord = await addContact(db, ws, { name: "Ada Lovelace" });
     const other = await addContact(db, ws);
-    await addProperty(db, ws, [landlord.id]);
-    await addProperty(db, ws, [landlord.id, other.id]);
-    await addProperty(db, ws, [other.id]);
+    await h.rows(ws).property({ landlordIds: [landlord.id] });
+    await h.rows(ws).property({ landlordIds: [landlord.id, other.id] });
+    await h.rows(ws).property({ landlordIds: [other.id] });
     const res = await invite(landlord.id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      contactId: landlord.id, name: "Ada Lovelace", email: landlord.email, status: "pending",
+      contactId: landlord.id,
+      name: "Ada Lovelace",
+      email: landlord.email,
+      status: "pending",
       invitedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
-      acceptedAt: null, revokedAt: null, properties: 2, inviteBlocked: null,
+      acceptedAt: null,
+      revokedAt: null,
+      properties: 2,
+      inviteBlocked: null,
     });
-    expect(await accessOf(landlord.id)).toEqual({ status: "pending", invitedAt: res.body.invitedAt, acceptedAt: null, revokedAt: null });
+    expect(await accessOf(landlord.id)).toEqual({
+      status: "pending",
+      invitedAt: res.body.invitedAt,
+      acceptedAt: null,
+      revokedAt: null,
+    });
     const [invitation, ...more] = await invitationsOf(db, ws.id, landlord.id);
     expect(more).toHaveLength(0);
-    expect(invitation).toMatchObject({ email: landlord.email, status: "queued", attempts: 0, supersededAt: null, tokenHash: null });
+    expect(invitation).toMatchObject({
+      email: landlord.email,
+      status: "queued",
+      attempts: 0,
+      supersededAt: null,
+      tokenHash: null,
+    });
     const jobs = await inviteJobs(db, ws.id);
-    expect(jobs.find((j) => j.data.invitationId === invitation!.id)).toMatchObject({ id: invitation!.jobId, data: { workspaceId: ws.id, invitationId: invitation!.id } });
-    expect(await activity(landlord.id)).toEqual([{ actorKeyId: ws.keyId, detail: { invitationId: invitation!.id, replaces: "nothing" } }]);
+    expect(jobs.find((j) => j.data.invitationId === invitation!.id)).toMatchObject({
+      id: invitation!.jobId,
+      data: { workspaceId: ws.id, invitationId: invitation!.id },
+    });
+    expect(await activity(landlord.id)).toEqual([
+      { actorKeyId: ws.keyId, detail: { invitationId: invitation!.id, replaces: "nothing" } },
+    ]);
   });
 
   test("a landlord owning no property is invited with properties 0", async () => {
@@ -73,7 +99,9 @@ describe("inviting a landlord", () => {
     const [older, newer] = await invitationsOf(db, ws.id, landlord.id);
     expect(older!.supersededAt).not.toBeNull();
     expect(newer!.supersededAt).toBeNull();
-    expect((await inviteJobs(db, ws.id)).filter((j) => [older!.id, newer!.id].includes(j.data.invitationId))).toHaveLength(2);
+    expect(
+      (await inviteJobs(db, ws.id)).filter((j) => [older!.id, newer!.id].includes(j.data.invitationId)),
+    ).toHaveLength(2);
     expect((await activity(landlord.id)).map((a) => a.detail.replaces)).toEqual(["nothing", "pending"]);
   });
 
@@ -107,8 +135,16 @@ describe("refusals", () => {
     { why: "a contact without the landlord role", contact: { roles: ["tenant"] }, reason: "not_a_landlord" },
     { why: "a landlord without an email", contact: { email: null }, reason: "no_email" },
     { why: "a landlord whose email is blank", contact: { email: "   " }, reason: "no_email" },
-    { why: "an archived tenant without an email (archived comes first)", contact: { archived: true, roles: ["tenant"], email: null }, reason: "archived" },
-    { why: "a tenant without an email (not_a_landlord comes before no_email)", contact: { roles: ["tenant"], email: null }, reason: "not_a_landlord" },
+    {
+      why: "an archived tenant without an email (archived comes first)",
+      contact: { archived: true, roles: ["tenant"], email: null },
+      reason: "archived",
+    },
+    {
+      why: "a tenant without an email (not_a_landlord comes before no_email)",
+      contact: { roles: ["tenant"], email: null },
+      reason: "not_a_landlord",
+    },
   ] as const;
 
   for (const c of cases) {
@@ -146,10 +182,17 @@ describe("refusals", () => {
   test("a key without maintenance-pro:write is ScopeMissing; a workspace without the module is EntitlementMissing", async () => {
     const landlord = await addContact(db, ws);
     const readOnly = await h.key(ws, ["maintenance-pro:read"]);
-    expect((await invite(landlord.id, ws, readOnly)).body).toEqual({ _tag: "ScopeMissing", scope: "maintenance-pro:write" });
+    expect((await invite(landlord.id, ws, readOnly)).body).toEqual({
+      _tag: "ScopeMissing",
+      scope: "maintenance-pro:write",
+    });
     const bare = await h.workspace({ modules: [] });
     const theirs = await addContact(db, bare);
-    expect((await invite(theirs.id, bare)).body).toEqual({ _tag: "EntitlementMissing", tenantId: bare.id, moduleId: "maintenance-pro" });
+    expect((await invite(theirs.id, bare)).body).toEqual({
+      _tag: "EntitlementMissing",
+      tenantId: bare.id,
+      moduleId: "maintenance-pro",
+    });
     expect(await accessOf(landlord.id)).toBeUndefined();
   });
 });

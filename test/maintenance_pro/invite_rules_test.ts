@@ -13,10 +13,26 @@ describe("decideInvite", () => {
     ["archived → blocked", { archived: true }, { kind: "blocked", reason: "archived" }],
     ["not a landlord → blocked", { landlord: false }, { kind: "blocked", reason: "not_a_landlord" }],
     ["no email → blocked", { email: null }, { kind: "blocked", reason: "no_email" }],
-    ["archived and not a landlord → archived first", { archived: true, landlord: false, email: null }, { kind: "blocked", reason: "archived" }],
-    ["not a landlord and no email → not_a_landlord first", { landlord: false, email: null }, { kind: "blocked", reason: "not_a_landlord" }],
-    ["blocked wins over active access", { archived: true, accessStatus: "active" }, { kind: "blocked", reason: "archived" }],
-    ["blocked wins over pending access", { email: null, accessStatus: "pending" }, { kind: "blocked", reason: "no_email" }],
+    [
+      "archived and not a landlord → archived first",
+      { archived: true, landlord: false, email: null },
+      { kind: "blocked", reason: "archived" },
+    ],
+    [
+      "not a landlord and no email → not_a_landlord first",
+      { landlord: false, email: null },
+      { kind: "blocked", reason: "not_a_landlord" },
+    ],
+    [
+      "blocked wins over active access",
+      { archived: true, accessStatus: "active" },
+      { kind: "blocked", reason: "archived" },
+    ],
+    [
+      "blocked wins over pending access",
+      { email: null, accessStatus: "pending" },
+      { kind: "blocked", reason: "no_email" },
+    ],
   ];
   for (const [name, change, expected] of table) {
     test(name, () => expect(decideInvite({ ...landlord, ...change })).toEqual(expected));

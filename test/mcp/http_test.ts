@@ -1,6 +1,5 @@
 /** POST /mcp with the SDK's own client: the same keys, checks, answers and budget as REST (CONTRACT.md §2, §3, §7). */
 import { describe, expect, test } from "bun:test";
-import { ulid } from "ulid";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { buildApp } from "../../src/app.ts";
 import { operations } from "../../src/operations.ts";
@@ -10,7 +9,7 @@ import { hashKey } from "../../src/core/auth.ts";
 import { suspendWorkspace } from "../../src/core/workspaces.ts";
 import type { Operation } from "../../src/core/operation.ts";
 import { toolOf } from "../../src/mcp/tools.ts";
-import { connectHttp, expectSameAsRest, rest, type Era, type Handler, type Input } from "./support.ts";
+import { bodyOf, connectHttp, expectSameAsRest, rest, type Era, type Handler, type Input } from "./support.ts";
 import { echo, guarded, list, probes, replay } from "./fixtures.ts";
 
 const h = await harness();
@@ -19,11 +18,17 @@ const probeApp = buildApp(h.ctx, { operations: probes }) as unknown as Handler;
 
 /** The input every operation gets in the equivalence test: unknown ids, no query, an empty body for writes. */
 function inputFor(op: Operation): Input {
-  const params = Object.fromEntries(Object.keys((op.params as any)?.properties ?? {}).map((name) => [name, "ZZ-UNKNOWN"]));
+  const params = Object.fromEntries(
+    Object.keys((op.params as any)?.properties ?? {}).map((name) => [name, "ZZ-UNKNOWN"]),
+  );
   return { params, query: {}, ...(op.method === "GET" ? {} : { body: {} }) };
 }
 
-async function keyIdOf(workspace: TestWorkspace, scopes: string[], options: { createdBy?: string; budgetPerMinute?: number } = {}) {
+async function keyIdOf(
+  workspace: TestWorkspace,
+  scopes: string[],
+  options: { createdBy?: string; budgetPerMinute?: number } = {},
+) {
   const key = await h.key(workspace, scopes, options);
   const [row] = await h.database.db<{ id: string }[]>`select id from api_keys where key_hash = ${hashKey(key)}`;
   return { key, id: row!.id };
@@ -31,8 +36,7 @@ async function keyIdOf(workspace: TestWorkspace, scopes: string[], options: { cr
 
 /** The callers of the equivalence test: each one reaches a different check of CONTRACT.md §2. */
 async function callers() {
-  const staffId = ulid();
-  await h.database.db`insert into users (workspace_id, id, name, role) values (${ws.id}, ${staffId}, 'Staff', 'staff')`;
+  const staffId = await h.rows(ws).user({ name: "Staff" });
   const bare = await h.workspace({ modules: [] });
   const suspended = await h.workspace();
   await suspendWorkspace(h.database.db, suspended.slug, "unpaid invoice");
@@ -43,7 +47,11 @@ async function callers() {
     { label: "a key created by a non-owner", key: await h.key(ws, [...allScopes], { createdBy: staffId }) },
     { label: "a workspace without modules", key: bare.key },
     { label: "a suspended workspace", key: suspended.key },
-    { label: "X-Tenant naming another workspace", key: await h.key(ws, [...allScopes]), headers: { "x-tenant": other.slug } },
+    {
+      label: "X-Tenant naming another workspace",
+      key: await h.key(ws, [...allScopes]),
+      headers: { "x-tenant": other.slug },
+    },
   ];
 }
 
@@ -71,10 +79,15 @@ describe.each(["legacy", "modern"] as Era[])("over Streamable HTTP, %s era", (er
   });
 
   test("tools/list shows only the tools the key's scopes allow", async () => {
-    const scopes = [scopeFor(operations[0]!.group, operations[0]!.method), scopeFor(operations.at(-1)!.group, operations.at(-1)!.method)];
+    const scopes = [
+      scopeFor(operations[0]!.group, operations[0]!.method),
+      scopeFor(operations.at(-1)!.group, operations.at(-1)!.method),
+    ];
     const s = await connectHttp(h.app, { key: await h.key(ws, scopes), era });
     const { tools } = await s.client.listTools();
-    const expected = operations.filter((op) => scopes.includes(scopeFor(op.group, op.method))).map((op) => toolOf(op).definition.name);
+    const expected = operations
+      .filter((op) => scopes.includes(scopeFor(op.group, op.method)))
+      .map((op) => toolOf(op).definition.name);
     expect(tools.map((t) => t.name)).toEqual(expected);
     await s.close();
     const none = await connectHttp(h.app, { key: await h.key(ws, []), era });
@@ -97,7 +110,14 @@ describe.each(["legacy", "modern"] as Era[])("over Streamable HTTP, %s era", (er
   test("a success's structuredContent is the REST body, byte for byte, with path, query and body fields in one input", async () => {
     const s = await connectHttp(probeApp, { key: ws.key, era });
     const cases: [Operation, Input][] = [
-      [echo, { params: { probeId: "p-1" }, query: { limit: 5, loud: true }, body: { note: "Gas safety — 2 meters", tags: ["a", "é"], nested: { n: 1.5 } } }],
+      [
+        echo,
+        {
+          params: { probeId: "p-1" },
+          query: { limit: 5, loud: true },
+          body: { note: "Gas safety — 2 meters", tags: ["a", "é"], nested: { n: 1.5 } },
+        },
+      ],
       [echo, { params: { probeId: "p-2" }, query: {}, body: { note: "n", tags: [] } }],
       [list, { params: {}, query: {} }],
       [replay, { params: {}, query: {} }],
@@ -113,7 +133,10 @@ describe.each(["legacy", "modern"] as Era[])("over Streamable HTTP, %s era", (er
 
   test("the operation's status and headers (the next page's Link) travel in _meta", async () => {
     const s = await connectHttp(probeApp, { key: ws.key, era });
-    const created: any = await s.client.callTool({ name: "probes_echo", arguments: { probeId: "p", note: "n", tags: [] } });
+    const created: any = await s.client.callTool({
+      name: "probes_echo",
+      arguments: { probeId: "p", note: "n", tags: [] },
+    });
     expect(created._meta["lettings/status"]).toBe(201);
     const page: any = await s.client.callTool({ name: "probes_list", arguments: {} });
     expect(page._meta["lettings/headers"].link).toBe('<http://localhost/probes?cursor=c2>; rel="next"');
@@ -124,18 +147,42 @@ describe.each(["legacy", "modern"] as Era[])("over Streamable HTTP, %s era", (er
   });
 
   test("refusals are tool errors carrying the REST error body: validation, unknown fields, size, scope, module, owner", async () => {
-    const staffId = ulid();
-    await h.database.db`insert into users (workspace_id, id, name, role) values (${ws.id}, ${staffId}, 'Staff', 'staff')`;
+    const staffId = await h.rows(ws).user({ name: "Staff" });
     const bare = await h.workspace({ modules: [] });
     const cases: [string, Operation, Input, string][] = [
       [ws.key, echo, { params: { probeId: "p" }, query: {}, body: { note: "", tags: [] } }, "RequestInvalid"],
-      [ws.key, echo, { params: { probeId: "p" }, query: {}, body: { note: "n", tags: [], revision: 3 } }, "RequestInvalid"],
+      [
+        ws.key,
+        echo,
+        { params: { probeId: "p" }, query: {}, body: { note: "n", tags: [], revision: 3 } },
+        "RequestInvalid",
+      ],
       [ws.key, echo, { params: { probeId: "not an id!" }, query: {}, body: { note: "n", tags: [] } }, "RequestInvalid"],
-      [ws.key, echo, { params: { probeId: "p" }, query: { limit: 0 }, body: { note: "n", tags: [] } }, "RequestInvalid"],
-      [ws.key, echo, { params: { probeId: "p" }, query: {}, body: { note: "x".repeat(70 * 1024), tags: [] } }, "PayloadTooLarge"],
-      [await h.key(ws, ["tasks:read"]), echo, { params: { probeId: "p" }, query: {}, body: { note: "n", tags: [] } }, "ScopeMissing"],
+      [
+        ws.key,
+        echo,
+        { params: { probeId: "p" }, query: { limit: 0 }, body: { note: "n", tags: [] } },
+        "RequestInvalid",
+      ],
+      [
+        ws.key,
+        echo,
+        { params: { probeId: "p" }, query: {}, body: { note: "x".repeat(70 * 1024), tags: [] } },
+        "PayloadTooLarge",
+      ],
+      [
+        await h.key(ws, ["tasks:read"]),
+        echo,
+        { params: { probeId: "p" }, query: {}, body: { note: "n", tags: [] } },
+        "ScopeMissing",
+      ],
       [bare.key, guarded, { params: {}, query: {} }, "EntitlementMissing"],
-      [await h.key(ws, [...allScopes], { createdBy: staffId }), guarded, { params: {}, query: {} }, "WorkspaceOwnerRequired"],
+      [
+        await h.key(ws, [...allScopes], { createdBy: staffId }),
+        guarded,
+        { params: {}, query: {} },
+        "WorkspaceOwnerRequired",
+      ],
     ];
     for (const [key, op, input, tag] of cases) {
       const s = await connectHttp(probeApp, { key, era });
@@ -163,7 +210,9 @@ describe("the connection", () => {
 
   test("a bearer token in place of a key is Unauthenticated and spends nothing", async () => {
     const { key, id } = await keyIdOf(ws, ["compliance:read"], { budgetPerMinute: 6 });
-    const res = await h.app.handle(mcpPost({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { authorization: `Bearer ${key}` }));
+    const res = await h.app.handle(
+      mcpPost({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { authorization: `Bearer ${key}` }),
+    );
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ _tag: "Unauthenticated" });
     const [bucket] = await h.database.db<{ tokens: number }[]>`select tokens from rate_buckets where key_id = ${id}`;
@@ -187,7 +236,7 @@ describe("the connection", () => {
       const { key: k, id: kid } = era === "legacy" ? { key, id } : await keyIdOf(ws, [...allScopes]);
       const s = await connectHttp(h.app, { key: k, era });
       const first: any = await s.client.callTool({ name: "tasks_cancel", arguments: { id: "T1" } });
-      expect(first.structuredContent._tag).not.toBe("ApiKeyRejected");
+      expect(bodyOf(first)._tag).not.toBe("ApiKeyRejected");
       await revokeApiKey(h.database.db, kid);
       await expect(s.client.callTool({ name: "tasks_cancel", arguments: { id: "T1" } })).rejects.toThrow();
       const refused = s.exchanges.at(-1)!;
@@ -199,7 +248,12 @@ describe("the connection", () => {
   });
 
   test("a message over 128 KiB is refused with 413 PayloadTooLarge before the SDK reads it", async () => {
-    const message = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "tasks_cancel", arguments: { id: "T1", pad: "x".repeat(130 * 1024) } } };
+    const message = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "tasks_cancel", arguments: { id: "T1", pad: "x".repeat(130 * 1024) } },
+    };
     const res = await h.app.handle(mcpPost(message, { "x-api-key": ws.key }));
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ _tag: "PayloadTooLarge", limit: 128 * 1024 });
@@ -233,12 +287,22 @@ describe("the connection", () => {
     try {
       const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
       const client = new Client({ name: "network", version: "1.0.0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), { requestInit: { headers: { "x-api-key": ws.key } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), {
+          requestInit: { headers: { "x-api-key": ws.key } },
+        }),
+      );
       const { tools } = await client.listTools();
       expect(tools).toHaveLength(operations.length);
       const op = operations.find((o) => o.method === "GET")!;
       const input = inputFor(op);
-      await expectSameAsRest(client, op, input, await rest(h.app as unknown as Handler, op, input, { key: ws.key }), "legacy");
+      await expectSameAsRest(
+        client,
+        op,
+        input,
+        await rest(h.app as unknown as Handler, op, input, { key: ws.key }),
+        "legacy",
+      );
       await client.close();
     } finally {
       server.stop(true);
@@ -277,8 +341,8 @@ describe("the request budget", () => {
       const answer = await rest(h.app as unknown as Handler, op, input, { key });
       expect(answer.status).toBe(429);
       const result = await expectSameAsRest(s.client, op, input, answer, era);
-      expect(result.structuredContent).toMatchObject({ _tag: "RateLimited", key: id });
-      expect(result.structuredContent.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(bodyOf(result)).toMatchObject({ _tag: "RateLimited", key: id });
+      expect(bodyOf(result).retryAfterSeconds).toBeGreaterThanOrEqual(1);
       await expect(s.client.listTools()).rejects.toThrow();
       const refused = s.exchanges.at(-1)!;
       expect(refused.status).toBe(429);
@@ -297,7 +361,7 @@ describe("the request budget", () => {
       Array.from({ length: 30 }, () => s.client.callTool({ name: "tasks_cancel", arguments: { id: "T1" } })),
     );
     const elapsed = (performance.now() - started) / 1000;
-    const admitted = results.filter((r) => r.structuredContent._tag !== "RateLimited").length;
+    const admitted = results.filter((r) => bodyOf(r)._tag !== "RateLimited").length;
     // 10 a minute refills 1 every 6 s.
     expect(admitted).toBeGreaterThanOrEqual(10);
     expect(admitted).toBeLessThanOrEqual(10 + Math.floor(elapsed / 6));

@@ -7,14 +7,16 @@ import { revokeApiKey } from "../../src/core/api_keys.ts";
 import { hashKey } from "../../src/core/auth.ts";
 import type { Operation } from "../../src/core/operation.ts";
 import { toolOf } from "../../src/mcp/tools.ts";
-import { connectStdio, expectSameAsRest, rest, type Era, type Handler, type Input } from "./support.ts";
+import { bodyOf, connectStdio, expectSameAsRest, rest, type Era, type Handler, type Input } from "./support.ts";
 
 const h = await harness();
 const ws = await h.workspace();
 const url = h.database.url;
 
 function inputFor(op: Operation): Input {
-  const params = Object.fromEntries(Object.keys((op.params as any)?.properties ?? {}).map((name) => [name, "ZZ-UNKNOWN"]));
+  const params = Object.fromEntries(
+    Object.keys((op.params as any)?.properties ?? {}).map((name) => [name, "ZZ-UNKNOWN"]),
+  );
   return { params, query: {}, ...(op.method === "GET" ? {} : { body: {} }) };
 }
 
@@ -28,9 +30,15 @@ async function runRefused(env: Record<string, string>) {
   const child = Bun.spawn([process.execPath, "run", "mcp"], {
     cwd: `${import.meta.dir}/../..`,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATABASE_URL: url, ...env },
-    stdin: "pipe", stdout: "pipe", stderr: "pipe",
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
   });
-  const [code, stderr, stdout] = await Promise.all([child.exited, new Response(child.stderr).text(), new Response(child.stdout).text()]);
+  const [code, stderr, stdout] = await Promise.all([
+    child.exited,
+    new Response(child.stderr).text(),
+    new Response(child.stdout).text(),
+  ]);
   return { code, stderr: stderr.trim().split("\n").at(-1)!, stdout };
 }
 
@@ -59,7 +67,9 @@ describe.each(["legacy", "modern"] as Era[])("over stdio, %s era", (era) => {
     const s = await connectStdio({ databaseUrl: url, key, era });
     try {
       const { tools } = await s.client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(operations.filter((o) => scopeFor(o.group, o.method) === scope).map((o) => toolOf(o).definition.name));
+      expect(tools.map((t) => t.name)).toEqual(
+        operations.filter((o) => scopeFor(o.group, o.method) === scope).map((o) => toolOf(o).definition.name),
+      );
       const outside = operations.find((o) => scopeFor(o.group, o.method) !== scope)!;
       const input = inputFor(outside);
       const answer = await rest(h.app as unknown as Handler, outside, input, { key });
@@ -95,11 +105,12 @@ describe("stdio: keys and budget", () => {
     const s = await connectStdio({ databaseUrl: url, key });
     try {
       const first: any = await s.client.callTool({ name: "tasks_cancel", arguments: { id: "T1" } });
-      expect(first.structuredContent._tag).not.toBe("ApiKeyRejected");
+      expect(bodyOf(first)._tag).not.toBe("ApiKeyRejected");
       await revokeApiKey(h.database.db, await idOf(key));
       const second: any = await s.client.callTool({ name: "tasks_cancel", arguments: { id: "T1" } });
       expect(second.isError).toBe(true);
-      expect(second.structuredContent).toEqual({ _tag: "ApiKeyRejected" });
+      expect(second.structuredContent).toBeUndefined();
+      expect(bodyOf(second)).toEqual({ _tag: "ApiKeyRejected" });
       expect(second._meta["lettings/status"]).toBe(401);
       await expect(s.client.listTools()).rejects.toThrow(/ApiKeyRejected/);
     } finally {
@@ -114,11 +125,11 @@ describe("stdio: keys and budget", () => {
       // start-up check: 1, tools/list: 1, a call: 1 — the bucket of 3 is spent (3 a minute refills one every 20 s).
       await s.client.listTools();
       const admitted: any = await s.client.callTool({ name: "tasks_cancel", arguments: { id: "T1" } });
-      expect(admitted.structuredContent._tag).not.toBe("RateLimited");
+      expect(bodyOf(admitted)._tag).not.toBe("RateLimited");
       expect(admitted._meta["lettings/headers"].ratelimit).toStartWith('"default";r=0;');
       const refused: any = await s.client.callTool({ name: "tasks_cancel", arguments: { id: "T1" } });
       expect(refused.isError).toBe(true);
-      expect(refused.structuredContent).toMatchObject({ _tag: "RateLimited", key: await idOf(key) });
+      expect(bodyOf(refused)).toMatchObject({ _tag: "RateLimited", key: await idOf(key) });
       const viaRest = await h.request("POST", "/tasks/T1/cancel", { key, body: {} });
       expect(viaRest.status).toBe(429);
     } finally {

@@ -68,7 +68,10 @@ export async function connectHttp(app: Handler, options: ClientOptions = {}): Pr
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.key) headers["x-api-key"] = options.key;
   const client = clientFor(options.era ?? "legacy");
-  const transport = new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), { fetch: fetch as any, requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
+    fetch: fetch as any,
+    requestInit: { headers },
+  });
   await client.connect(transport);
   return { client, exchanges, close: () => client.close() };
 }
@@ -116,7 +119,12 @@ export interface Input {
 }
 
 /** Calls an operation over REST. */
-export async function rest(app: Handler, op: Operation, input: Input, options: ClientOptions = {}): Promise<RestAnswer> {
+export async function rest(
+  app: Handler,
+  op: Operation,
+  input: Input,
+  options: ClientOptions = {},
+): Promise<RestAnswer> {
   const url = new URL(restPathOf(op, input.params), "http://localhost");
   for (const [k, v] of Object.entries(input.query)) url.searchParams.set(k, String(v));
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -144,13 +152,20 @@ export function expectedStructured(op: Operation, body: unknown, era: Era): unkn
   return era === "legacy" && (nonObjectValue || nonObjectSchema) ? { result: body } : body;
 }
 
+/** The JSON a tool result carries in its text: the operation's JSON for a success, the tagged body for a refusal. */
+export function bodyOf(result: unknown): any {
+  const content = (result as { content?: { type: string; text?: string }[] }).content;
+  const text = content?.find((c) => c.type === "text")?.text;
+  if (text === undefined) throw new Error(`no text content in ${JSON.stringify(result)}`);
+  return JSON.parse(text);
+}
+
 /**
- * Calls the operation's tool and checks it against the REST answer for the same input: a success's structuredContent
+ * Checks a tool result (from any client) against the REST answer for the same input: a success's structuredContent
  * is the REST body (byte for byte once serialised) and its text is the REST body's bytes; a refusal is a tool error
- * whose structuredContent is the REST error body.
+ * with no structuredContent whose text is the REST error body's bytes (CONTRACT.md §7).
  */
-export async function expectSameAsRest(client: Client, op: Operation, input: Input, answer: RestAnswer, era: Era) {
-  const result: any = await client.callTool({ name: toolOf(op).definition.name, arguments: argumentsOf(input) });
+export function expectAnswerOfRest(result: any, op: Operation, answer: RestAnswer, era: Era) {
   const label = `${op.id} (${era}) answered REST ${answer.status} ${answer.text}`;
   expect(result._meta?.["lettings/status"], label).toBe(answer.status);
   if (answer.status < 400) {
@@ -158,13 +173,21 @@ export async function expectSameAsRest(client: Client, op: Operation, input: Inp
     const expected = expectedStructured(op, answer.body, era);
     expect(result.structuredContent, label).toEqual(expected as any);
     const serialised = JSON.stringify(result.structuredContent);
-    expect(serialised, label).toBe(expected === answer.body ? answer.text : JSON.stringify({ result: JSON.parse(answer.text) }));
+    expect(serialised, label).toBe(
+      expected === answer.body ? answer.text : JSON.stringify({ result: JSON.parse(answer.text) }),
+    );
   } else {
     expect(result.isError, label).toBe(true);
-    expect(result.structuredContent, label).toEqual(answer.body);
-    expect(JSON.stringify(result.structuredContent), label).toBe(answer.text);
+    expect(result.structuredContent, label).toBeUndefined();
+    expect(bodyOf(result), label).toEqual(answer.body);
   }
   const text = result.content.find((c: any) => c.type === "text")?.text;
   expect(text, label).toBe(answer.text);
   return result;
+}
+
+/** Calls the operation's tool with the 2.x client and checks it against the REST answer for the same input. */
+export async function expectSameAsRest(client: Client, op: Operation, input: Input, answer: RestAnswer, era: Era) {
+  const result: any = await client.callTool({ name: toolOf(op).definition.name, arguments: argumentsOf(input) });
+  return expectAnswerOfRest(result, op, answer, era);
 }

@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { Type } from "@sinclair/typebox";
 import { operations } from "../../src/operations.ts";
 import { jsonSchema } from "../../src/core/openapi.ts";
-import { operation, Id, Strict } from "../../src/core/operation.ts";
+import { operation } from "../../src/core/operation.ts";
+import { Id, Strict } from "../../src/core/schema.ts";
 import { scopeFor } from "../../src/core/groups.ts";
 import { splitArguments, toolOf, toolsAllowed, toolsOf, toolName } from "../../src/mcp/tools.ts";
 import { echo, guarded, list, probes, replay } from "./fixtures.ts";
@@ -26,7 +27,8 @@ describe("tool generation", () => {
       ];
       expect(definition.inputSchema.type).toBe("object");
       expect(Object.keys(definition.inputSchema.properties ?? {}).sort()).toEqual(expected.sort());
-      for (const name of Object.keys((op.params as any)?.properties ?? {})) expect(definition.inputSchema.required).toContain(name);
+      for (const name of Object.keys((op.params as any)?.properties ?? {}))
+        expect(definition.inputSchema.required).toContain(name);
       expect(definition.description).toContain(op.summary);
       expect(definition.description).toContain(op.description);
       expect(definition.description).toContain(scopeFor(op.group, op.method));
@@ -58,8 +60,18 @@ describe("tool generation", () => {
 
   test("annotations: GETs are read-only; writes carry the declaration's destructive and idempotent hints", () => {
     expect(toolOf(list).definition.annotations).toEqual({ title: "Lists probes.", readOnlyHint: true });
-    expect(toolOf(echo).definition.annotations).toEqual({ title: "Echoes its input.", readOnlyHint: false, destructiveHint: false, idempotentHint: false });
-    expect(toolOf(replay).definition.annotations).toEqual({ title: "Replays stored bytes.", readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(toolOf(echo).definition.annotations).toEqual({
+      title: "Echoes its input.",
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
+    expect(toolOf(replay).definition.annotations).toEqual({
+      title: "Replays stored bytes.",
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
     expect(toolOf(guarded).definition.annotations).toEqual({ title: "Owner only.", readOnlyHint: false });
   });
 
@@ -70,9 +82,16 @@ describe("tool generation", () => {
 
   test("a field name used by two parts of a declaration is refused when the tools are built", () => {
     const clash = operation({
-      id: "probes.clash", group: "tasks", method: "POST", path: "/probes/:id",
-      summary: "s", description: "d", params: Strict({ id: Id }), body: Strict({ id: Type.String() }),
-      response: Type.Object({}), run: async () => ({}),
+      id: "probes.clash",
+      group: "tasks",
+      method: "POST",
+      path: "/probes/:id",
+      summary: "s",
+      description: "d",
+      params: Strict({ id: Id }),
+      body: Strict({ id: Type.String() }),
+      response: Type.Object({}),
+      run: async () => ({}),
     });
     expect(() => toolOf(clash)).toThrow(/"id" is both a params and a body field/);
   });
@@ -91,15 +110,26 @@ describe("splitting a tool's input", () => {
 
   test("path, query and body fields go where the declaration puts them", () => {
     const split = splitArguments(tool, { probeId: "p1", limit: 3, note: "n", tags: ["a"] });
-    expect(split).toEqual({ params: { probeId: "p1" }, query: { limit: 3 }, body: { kind: "value", value: { note: "n", tags: ["a"] } } });
+    expect(split).toEqual({
+      params: { probeId: "p1" },
+      query: { limit: 3 },
+      body: { kind: "value", value: { note: "n", tags: ["a"] } },
+    });
   });
 
   test("undeclared fields go to the body, where validation names them", () => {
-    expect(splitArguments(tool, { probeId: "p1", revision: 2 }).body).toEqual({ kind: "value", value: { revision: 2 } });
+    expect(splitArguments(tool, { probeId: "p1", revision: 2 }).body).toEqual({
+      kind: "value",
+      value: { revision: 2 },
+    });
     expect(splitArguments(toolOf(list), { surprise: true }).body).toEqual({ kind: "value", value: { surprise: true } });
   });
 
   test("an operation without a body gets none when no undeclared field is sent", () => {
-    expect(splitArguments(toolOf(list), { cursor: "c" })).toEqual({ params: {}, query: { cursor: "c" }, body: { kind: "none" } });
+    expect(splitArguments(toolOf(list), { cursor: "c" })).toEqual({
+      params: {},
+      query: { cursor: "c" },
+      body: { kind: "none" },
+    });
   });
 });

@@ -1,9 +1,21 @@
 /** A fresh database per test file, cloned from a migrated template, so files never see each other's rows. */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ulid } from "ulid";
 import { connect, type Db } from "../../src/core/db.ts";
 import { migrate, listMigrations } from "../../src/core/migrate.ts";
 import { testServerUrl } from "./server.ts";
+import { startPgBouncer, type PgBouncer } from "./pgbouncer.ts";
+
+let pooler: Promise<PgBouncer> | undefined;
+
+/**
+ * With TEST_PGBOUNCER=1 every test database is reached through a PgBouncer in transaction mode that this process
+ * starts in front of the test server (.ci/run runs the suite so too): the harness's pool, its job queue and the
+ * service processes tests spawn on `url` all go through it. Databases are made and dropped on the server itself.
+ */
+export const throughPgBouncer = process.env.TEST_PGBOUNCER === "1";
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
@@ -16,7 +28,8 @@ let template: Promise<string> | undefined;
 /** The template database for the current migrations (made once per server, under an advisory lock). */
 async function templateName(): Promise<string> {
   template ??= (async () => {
-    const digest = createHash("sha256");
+    // Keyed by the migrations and by the runner that applies them (it also keeps schema_migrations' own columns).
+    const digest = createHash("sha256").update(readFileSync(join(import.meta.dir, "../../src/core/migrate.ts")));
     for (const m of listMigrations()) digest.update(m.name).update(m.sql);
     const name = `lettings_tpl_${digest.digest("hex").slice(0, 16)}`;
     const admin = connect(await testServerUrl(), { max: 1 });
@@ -66,8 +79,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   } finally {
     await admin.end();
   }
-  const url = withDatabase(server, name);
-  const db = connect(url, { max: Number(process.env.TEST_POOL_MAX ?? 20) });
+  let url = withDatabase(server, name);
+  if (throughPgBouncer) {
+    pooler ??= startPgBouncer(server);
+    url = (await pooler).urlFor(name);
+  }
+  const db = connect(url, { max: Number(process.env.TEST_POOL_MAX ?? 20), pooled: throughPgBouncer });
   return {
     db,
     url,

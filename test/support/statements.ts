@@ -3,13 +3,17 @@ import { connect, type Db } from "../../src/core/db.ts";
 import { expect } from "bun:test";
 import { buildApp } from "../../src/app.ts";
 import type { Harness } from "./harness.ts";
+import { throughPgBouncer } from "./database.ts";
 
 /** A one-connection client that records every statement it sends with its parameters (connected first). */
-export async function countingClient(url: string): Promise<{ db: Db; statements: { query: string; parameters: unknown[] }[] }> {
-  const db = connect(url, { max: 1 });
+export async function countingClient(
+  url: string,
+): Promise<{ db: Db; statements: { query: string; parameters: unknown[] }[] }> {
+  const db = connect(url, { max: 1, pooled: throughPgBouncer });
   await db`select 1`;
   const statements: { query: string; parameters: unknown[] }[] = [];
-  (db.options as { debug: unknown }).debug = (_connection: number, query: string, parameters: unknown[]) => statements.push({ query, parameters });
+  (db.options as { debug: unknown }).debug = (_connection: number, query: string, parameters: unknown[]) =>
+    statements.push({ query, parameters });
   return { db, statements };
 }
 
@@ -20,7 +24,8 @@ export async function plannedScans(db: Db, query: string, parameters: unknown[])
     const [row] = await tx.unsafe(`explain (format json) ${query}`, parameters as any[]);
     const found: string[] = [];
     const walk = (node: any) => {
-      if (/Scan/.test(node["Node Type"]) && node["Relation Name"]) found.push(`${node["Node Type"]} on ${node["Relation Name"]}`);
+      if (/Scan/.test(node["Node Type"]) && node["Relation Name"])
+        found.push(`${node["Node Type"]} on ${node["Relation Name"]}`);
       for (const child of node.Plans ?? []) walk(child);
     };
     walk(Object.values(row as object)[0][0].Plan);

@@ -1,6 +1,7 @@
 /** POST /tasks/{id}/cancel (CONTRACT.md §4.6). */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
+import { inlineRefs } from "../support/openapi.ts";
 import { insertTask } from "./fixtures.ts";
 
 const h = await harness();
@@ -8,7 +9,9 @@ const ws = await h.workspace();
 const db = h.database.db;
 
 async function activityFor(taskId: string) {
-  return [...await db`select action, actor_key_id, detail from activity_log where workspace_id = ${ws.id} and subject_id = ${taskId}`];
+  return [
+    ...(await db`select action, actor_key_id, detail from activity_log where workspace_id = ${ws.id} and subject_id = ${taskId}`),
+  ];
 }
 
 describe("cancelling a task", () => {
@@ -16,13 +19,38 @@ describe("cancelling a task", () => {
     const id = await insertTask(db, ws.id, { dueOn: "2026-03-29" });
     const res = await h.request("POST", `/tasks/${id}/cancel`, { key: ws.key });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id, status: "cancelled", revision: 2, priority: "high", dueOn: "2026-03-29", doneAt: null });
+    expect(res.body).toMatchObject({
+      id,
+      status: "cancelled",
+      revision: 2,
+      priority: "high",
+      dueOn: "2026-03-29",
+      doneAt: null,
+    });
     expect(Object.keys(res.body).sort()).toEqual([
-      "assigneeContactId", "assigneeStaffId", "assigneeUserId", "branchId", "createdAt", "createdByUserId", "dedupeKey",
-      "doneAt", "dueOn", "id", "priority", "requestId", "revision", "status", "subjectId", "subjectKind", "taskTypeId",
-      "teamId", "title",
+      "assigneeContactId",
+      "assigneeStaffId",
+      "assigneeUserId",
+      "branchId",
+      "createdAt",
+      "createdByUserId",
+      "dedupeKey",
+      "doneAt",
+      "dueOn",
+      "id",
+      "priority",
+      "requestId",
+      "revision",
+      "status",
+      "subjectId",
+      "subjectKind",
+      "taskTypeId",
+      "teamId",
+      "title",
     ]);
-    expect(await activityFor(id)).toEqual([{ action: "tasks.cancelled", actorKeyId: ws.keyId, detail: { revision: 2 } }]);
+    expect(await activityFor(id)).toEqual([
+      { action: "tasks.cancelled", actorKeyId: ws.keyId, detail: { revision: 2 } },
+    ]);
   });
 
   test("an in-progress task becomes cancelled", async () => {
@@ -69,7 +97,9 @@ describe("cancelling a task", () => {
 
   test("of ten concurrent cancellations exactly one changes the task", async () => {
     const id = await insertTask(db, ws.id);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => h.request("POST", `/tasks/${id}/cancel`, { key: ws.key })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => h.request("POST", `/tasks/${id}/cancel`, { key: ws.key })),
+    );
     for (const a of answers) expect(a.body).toMatchObject({ status: "cancelled", revision: 2 });
     expect(await activityFor(id)).toHaveLength(1);
   });
@@ -84,7 +114,7 @@ describe("cancelling a task", () => {
 
 describe("OpenAPI", () => {
   test("tasks.cancel documents the task record and its two refusals", async () => {
-    const doc = (await h.request("GET", "/openapi.json")).body;
+    const doc = inlineRefs((await h.request("GET", "/openapi.json")).body);
     const op = doc.paths["/tasks/{id}/cancel"].post;
     expect(op.operationId).toBe("tasks.cancel");
     expect(op.responses["200"].content["application/json"].schema.title).toBe("Task");

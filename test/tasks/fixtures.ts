@@ -3,7 +3,11 @@ import { ulid } from "ulid";
 import type { Db } from "../../src/core/db.ts";
 
 /** Inserts a task and returns its id. */
-export async function insertTask(db: Db, workspaceId: string, fields: { status?: string; title?: string; dueOn?: string | null } = {}): Promise<string> {
+export async function insertTask(
+  db: Db,
+  workspaceId: string,
+  fields: { status?: string; title?: string; dueOn?: string | null } = {},
+): Promise<string> {
   const id = ulid();
   await db`
     insert into tasks (workspace_id, id, title, status, due_on, priority, subject_kind, subject_id)

@@ -1,17 +1,12 @@
-/** Threads, contacts and a fake SMS provider for the telephony tests. */
+/** Threads and a fake SMS provider for the telephony tests. */
 import { ulid } from "ulid";
+import twilio from "twilio";
 import type { Db } from "../../src/core/db.ts";
-
-/** Inserts a contact (a person) and returns its id. */
-export async function insertContact(db: Db, workspaceId: string, name: string): Promise<string> {
-  const id = ulid();
-  await db`insert into contacts (workspace_id, id, kind, name) values (${workspaceId}, ${id}, 'person', ${name})`;
-  return id;
-}
 
 /** The fields a test may set on a thread. */
 export interface ThreadFields {
   id?: string;
+  localNumber?: string;
   address?: string;
   contactId?: string | null;
   lastMessageAt?: string | null;
@@ -25,7 +20,7 @@ export async function insertThread(db: Db, workspaceId: string, fields: ThreadFi
   const id = fields.id ?? ulid();
   await db`
     insert into sms_threads (workspace_id, id, local_number, address, contact_id, last_message_at, last_inbound_at, preview, stopped)
-    values (${workspaceId}, ${id}, '+447700900001', ${fields.address ?? "+447700900123"}, ${fields.contactId ?? null},
+    values (${workspaceId}, ${id}, ${fields.localNumber ?? "+447700900001"}, ${fields.address ?? "+447700900123"}, ${fields.contactId ?? null},
             ${fields.lastMessageAt ?? null}::text::timestamptz, ${fields.lastInboundAt ?? null}::text::timestamptz,
             ${fields.preview ?? null}, ${fields.stopped ?? false})`;
   return id;
@@ -39,6 +34,7 @@ export interface ProviderRequest {
   to: string | null;
   from: string | null;
   body: string | null;
+  statusCallback: string | null;
 }
 
 /** What the fake answers one request with: a status and JSON, or "create" (201 with a sid, deduplicated by key). */
@@ -55,6 +51,12 @@ export interface FakeProvider {
   answers: FakeAnswer[];
   /** When set, the next request is held (after being recorded and created) until `release()`. */
   holdNext: boolean;
+  /**
+   * Delivery receipts to post back, signed with `token`, to a created message's StatusCallback once it is answered:
+   * the statuses in order, one after the other. The service's answers are kept in `receiptAnswers`.
+   */
+  receipts: { token: string; statuses: string[] } | undefined;
+  receiptAnswers: { status: string; answer: number }[];
   /** Resolves once `n` requests were received. */
   received(n: number): Promise<void>;
   /** Answers a held request. */
@@ -73,10 +75,13 @@ export function startFakeProvider(): FakeProvider {
     created: new Map(),
     answers: [],
     holdNext: false,
-    received: (n) => new Promise<void>((resolve) => {
-      if (fake.requests.length >= n) resolve();
-      else waiters.push({ n, resolve });
-    }),
+    receipts: undefined,
+    receiptAnswers: [],
+    received: (n) =>
+      new Promise<void>((resolve) => {
+        if (fake.requests.length >= n) resolve();
+        else waiters.push({ n, resolve });
+      }),
     release: () => releaseHeld?.(),
     stop: () => server.stop(true),
   };
@@ -92,6 +97,7 @@ export function startFakeProvider(): FakeProvider {
         to: form.get("To"),
         from: form.get("From"),
         body: form.get("Body"),
+        statusCallback: form.get("StatusCallback"),
       };
       fake.requests.push(req);
       const answer = fake.answers.shift() ?? "create";
@@ -103,7 +109,31 @@ export function startFakeProvider(): FakeProvider {
           made = { sid: `SM${String(++sids).padStart(32, "0")}`, request: req };
           fake.created.set(key, made);
         }
-        response = Response.json({ sid: made.sid, status: "queued", to: req.to, from: req.from, body: req.body }, { status: 201 });
+        response = Response.json(
+          { sid: made.sid, status: "queued", to: req.to, from: req.from, body: req.body },
+          { status: 201 },
+        );
+        const plan = fake.receipts;
+        const { sid } = made;
+        if (plan && req.statusCallback) {
+          // After this answer is on its way: the service may see a receipt before its worker recorded the sid.
+          setTimeout(async () => {
+            for (const status of plan.statuses) {
+              // `undelivered:30003`: a status with the provider's ErrorCode
+              const [messageStatus, errorCode] = status.split(":");
+              const fields: Record<string, string> = {
+                MessageSid: sid,
+                MessageStatus: messageStatus!,
+                From: req.from!,
+                To: req.to!,
+                AccountSid: "AC0",
+                ...(errorCode ? { ErrorCode: errorCode } : {}),
+              };
+              const answer = await postSigned(req.statusCallback!, plan.token, fields);
+              fake.receiptAnswers.push({ status, answer: answer.status });
+            }
+          }, 0);
+        }
       } else {
         response = Response.json(answer.json, { status: answer.status });
       }
@@ -131,4 +161,22 @@ export async function until<T>(check: () => Promise<T | undefined>, what: string
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(50);
   }
+}
+
+/** Posts form fields to `url` signed as Twilio does, the signature computed by the official `twilio` package. */
+export function postSigned(
+  url: string,
+  token: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-twilio-signature": twilio.getExpectedTwilioSignature(token, url, fields),
+      ...headers,
+    },
+    body: new URLSearchParams(fields).toString(),
+  });
 }

@@ -1,9 +1,10 @@
 /** The telephony operations as the OpenAPI document describes them. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
+import { inlineRefs } from "../support/openapi.ts";
 
 const h = await harness();
-const doc = (await h.request("GET", "/openapi.json")).body;
+const doc = inlineRefs((await h.request("GET", "/openapi.json")).body);
 
 describe("OpenAPI", () => {
   test("the SMS send is documented as an extension answering 202, with its errors and its replay header", () => {
@@ -29,5 +30,46 @@ describe("OpenAPI", () => {
     expect(op.parameters.find((p: { name: string }) => p.name === "limit").schema.maximum).toBe(200);
     expect(Object.keys(op.responses["200"].headers)).toContain("Link");
     expect(op.responses["200"].content["application/json"].schema.type).toBe("array");
+  });
+
+  test("the message list is an extension with cursor pages", () => {
+    const op = doc.paths["/telephony/sms/threads/{id}/messages"].get;
+    expect(op.operationId).toBe("telephony.smsMessages");
+    expect(op["x-extension"]).toBe(true);
+    expect(op.tags).toEqual(["telephony (extension)"]);
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(["id", "limit", "cursor"]);
+    expect(Object.keys(op.responses["200"].headers)).toContain("Link");
+    expect(op.responses["200"].content["application/json"].schema.items.required).toEqual([
+      "id",
+      "threadId",
+      "direction",
+      "body",
+      "status",
+      "errorCode",
+      "createdAt",
+      "sentAt",
+      "deliveredAt",
+    ]);
+    expect(op.responses["404"].description).toContain("SmsThreadNotFound");
+  });
+
+  test("the webhook route: public, a form body, empty TwiML, and its refusals by status", () => {
+    const op = doc.paths["/webhooks/{integration}"].post;
+    expect(op.operationId).toBe("webhooks.receive");
+    expect(op.security).toEqual([]);
+    expect(op.requestBody.content["application/x-www-form-urlencoded"].schema.required).toEqual([
+      "MessageSid",
+      "From",
+      "To",
+    ]);
+    expect(Object.keys(op.responses["200"].content)).toEqual(["text/xml"]);
+    expect(op.responses["400"].description).toContain("UnknownIntegration");
+    expect(op.responses["400"].description).toContain("WebhookUnroutable");
+    expect(op.responses["401"].description).toContain("WebhookRejected");
+    expect(op.responses["409"].description).toContain("WebhookDuplicate");
+    expect(op.responses["413"].description).toContain("PayloadTooLarge");
+    expect(op.responses["429"].description).toContain("RateLimited");
+    expect(op.description).toContain("PUBLIC_BASE_URL/webhooks/sms");
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(["integration", "X-Twilio-Signature"]);
   });
 });

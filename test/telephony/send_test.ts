@@ -9,12 +9,25 @@ const h = await harness();
 const db = h.database.db;
 
 const send = (key: string, threadId: string, body: unknown, app = h.app) =>
-  app.handle(new Request(`http://localhost/telephony/sms/threads/${threadId}/messages`, {
-    method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body),
-  })).then(async (res) => ({ status: res.status, headers: res.headers, text: await res.clone().text(), body: (await res.json()) as any }));
+  app
+    .handle(
+      new Request(`http://localhost/telephony/sms/threads/${threadId}/messages`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    )
+    .then(async (res) => ({
+      status: res.status,
+      headers: res.headers,
+      text: await res.clone().text(),
+      body: (await res.json()) as any,
+    }));
 
 async function messagesOf(workspaceId: string) {
-  return [...await db`select id, thread_id, body, status, attempts, request_id from sms_messages where workspace_id = ${workspaceId} order by id`];
+  return [
+    ...(await db`select id, thread_id, body, status, attempts, request_id from sms_messages where workspace_id = ${workspaceId} order by id`),
+  ];
 }
 
 async function jobsFor(messageId: string) {
@@ -23,7 +36,8 @@ async function jobsFor(messageId: string) {
 }
 
 async function threadOf(workspaceId: string, id: string) {
-  const [row] = await db`select revision, iso(last_message_at) as last_message_at, preview from sms_threads where workspace_id = ${workspaceId} and id = ${id}`;
+  const [row] =
+    await db`select revision, iso(last_message_at) as last_message_at, preview from sms_threads where workspace_id = ${workspaceId} and id = ${id}`;
   return row;
 }
 
@@ -34,14 +48,25 @@ describe("queuing an SMS", () => {
     const res = await send(ws.key, thread, { body: "Your viewing is confirmed for 10:00 tomorrow." });
     expect(res.status).toBe(202);
     expect(Object.keys(res.body).sort()).toEqual(["body", "createdAt", "id", "status", "threadId"]);
-    expect(res.body).toMatchObject({ threadId: thread, status: "queued", body: "Your viewing is confirmed for 10:00 tomorrow." });
+    expect(res.body).toMatchObject({
+      threadId: thread,
+      status: "queued",
+      body: "Your viewing is confirmed for 10:00 tomorrow.",
+    });
     expect(res.body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(res.headers.get("idempotent-replayed")).toBeNull();
-    expect(await threadOf(ws.id, thread)).toEqual({ revision: 2, lastMessageAt: res.body.createdAt, preview: "Your viewing is confirmed for 10:00 tomorrow." });
-    expect(await messagesOf(ws.id)).toEqual([{ id: res.body.id, threadId: thread, body: res.body.body, status: "queued", attempts: 0, requestId: null }]);
+    expect(await threadOf(ws.id, thread)).toEqual({
+      revision: 2,
+      lastMessageAt: res.body.createdAt,
+      preview: "Your viewing is confirmed for 10:00 tomorrow.",
+    });
+    expect(await messagesOf(ws.id)).toEqual([
+      { id: res.body.id, threadId: thread, body: res.body.body, status: "queued", attempts: 0, requestId: null },
+    ]);
     const jobs = await jobsFor(res.body.id);
     expect(jobs.map((j) => j.data)).toEqual([{ workspaceId: ws.id, messageId: res.body.id }]);
-    const logged = await db`select action, detail from activity_log where workspace_id = ${ws.id} and subject_id = ${thread}`;
+    const logged =
+      await db`select action, detail from activity_log where workspace_id = ${ws.id} and subject_id = ${thread}`;
     expect([...logged]).toEqual([{ action: "telephony.sms_queued", detail: { messageId: res.body.id } }]);
   });
 
@@ -62,7 +87,11 @@ describe("queuing an SMS", () => {
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ _tag: "SmsStopped", threadId: thread });
     expect(await messagesOf(ws.id)).toEqual([]);
-    expect(await threadOf(ws.id, thread)).toEqual({ revision: 1, lastMessageAt: "2026-01-01T10:00:00.000Z", preview: null });
+    expect(await threadOf(ws.id, thread)).toEqual({
+      revision: 1,
+      lastMessageAt: "2026-01-01T10:00:00.000Z",
+      preview: null,
+    });
   });
 
   test("an unknown thread, or another workspace's, is SmsThreadNotFound", async () => {
@@ -132,7 +161,9 @@ describe("requestId", () => {
   test("ten concurrent sends with one requestId queue one message, and all answer the same", async () => {
     const ws = await h.workspace();
     const thread = await insertThread(db, ws.id);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => send(ws.key, thread, { body: "Once only", requestId: "dup" })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => send(ws.key, thread, { body: "Once only", requestId: "dup" })),
+    );
     expect(answers.every((a) => a.status === 202)).toBe(true);
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
     expect(answers.filter((a) => a.headers.get("idempotent-replayed") === "true")).toHaveLength(9);
@@ -168,7 +199,9 @@ describe("the per-workspace SMS budget", () => {
 
   async function burst(ws: TestWorkspace, thread: string, n: number) {
     const started = performance.now();
-    const answers = await Promise.all(Array.from({ length: n }, (_, i) => send(ws.key, thread, { body: `Message ${i}` }, throttled)));
+    const answers = await Promise.all(
+      Array.from({ length: n }, (_, i) => send(ws.key, thread, { body: `Message ${i}` }, throttled)),
+    );
     return { answers, elapsed: (performance.now() - started) / 1000 };
   }
 
@@ -227,7 +260,8 @@ describe("the per-workspace SMS budget", () => {
     const ws = await h.workspace();
     const thread = await insertThread(db, ws.id);
     const first = await send(ws.key, thread, { body: "same", requestId: "r" }, throttled);
-    for (let i = 0; i < 4; i++) expect((await send(ws.key, thread, { body: "same", requestId: "r" }, throttled)).text).toBe(first.text);
+    for (let i = 0; i < 4; i++)
+      expect((await send(ws.key, thread, { body: "same", requestId: "r" }, throttled)).text).toBe(first.text);
     const { answers } = await burst(ws, thread, 2);
     expect(answers.map((a) => a.status)).toEqual([202, 202]);
   });

@@ -1,7 +1,7 @@
 /** GET /telephony/sms/threads (CONTRACT.md §4.11). */
 import { describe, expect, test } from "bun:test";
 import { harness, type TestResponse } from "../support/harness.ts";
-import { insertContact, insertThread } from "./fixtures.ts";
+import { insertThread } from "./fixtures.ts";
 
 const h = await harness();
 const db = h.database.db;
@@ -31,18 +31,35 @@ async function walk(key: string, query: string, between: () => Promise<void> = a
 describe("the thread list", () => {
   test("threads come by lastMessageAt descending then id descending, those without messages last, every field present", async () => {
     const ws = await h.workspace();
-    const tom = await insertContact(db, ws.id, "Tom Baker");
-    const older = await insertThread(db, ws.id, { id: "t-older", lastMessageAt: "2026-05-01T10:00:00Z", preview: "See you then" });
+    const tom = await h.rows(ws).contact({ name: "Tom Baker" });
+    const older = await insertThread(db, ws.id, {
+      id: "t-older",
+      lastMessageAt: "2026-05-01T10:00:00Z",
+      preview: "See you then",
+    });
     const tieA = await insertThread(db, ws.id, { id: "t-a", lastMessageAt: "2026-05-02T10:00:00Z" });
-    const tieB = await insertThread(db, ws.id, { id: "t-b", lastMessageAt: "2026-05-02T10:00:00Z", contactId: tom, lastInboundAt: "2026-05-02T09:59:00Z", preview: "Is Tuesday ok?" });
+    const tieB = await insertThread(db, ws.id, {
+      id: "t-b",
+      lastMessageAt: "2026-05-02T10:00:00Z",
+      contactId: tom,
+      lastInboundAt: "2026-05-02T09:59:00Z",
+      preview: "Is Tuesday ok?",
+    });
     const emptyA = await insertThread(db, ws.id, { id: "t-empty-a" });
     const emptyB = await insertThread(db, ws.id, { id: "t-empty-b" });
     const res = await list(ws.key);
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual([tieB, tieA, older, emptyB, emptyA]);
     expect(res.body[0]).toEqual({
-      id: "t-b", localNumber: "+447700900001", address: "+447700900123", contact: { id: tom, name: "Tom Baker" }, revision: 1,
-      lastMessageAt: "2026-05-02T10:00:00.000Z", lastInboundAt: "2026-05-02T09:59:00.000Z", preview: "Is Tuesday ok?", stopped: false,
+      id: "t-b",
+      localNumber: "+447700900001",
+      address: "+447700900123",
+      contact: { id: tom, name: "Tom Baker" },
+      revision: 1,
+      lastMessageAt: "2026-05-02T10:00:00.000Z",
+      lastInboundAt: "2026-05-02T09:59:00.000Z",
+      preview: "Is Tuesday ok?",
+      stopped: false,
     });
     expect(res.body[3]).toMatchObject({ contact: null, lastMessageAt: null, lastInboundAt: null, preview: null });
     expect(res.headers.get("link")).toBeNull();
@@ -50,7 +67,7 @@ describe("the thread list", () => {
 
   test("contactId and stopped narrow the list", async () => {
     const ws = await h.workspace();
-    const tom = await insertContact(db, ws.id, "Tom");
+    const tom = await h.rows(ws).contact({ name: "Tom" });
     const a = await insertThread(db, ws.id, { lastMessageAt: "2026-05-01T10:00:00Z", contactId: tom });
     const b = await insertThread(db, ws.id, { lastMessageAt: "2026-05-02T10:00:00Z", contactId: tom, stopped: true });
     const c = await insertThread(db, ws.id, { lastMessageAt: "2026-05-03T10:00:00Z" });
@@ -77,7 +94,7 @@ describe("the thread list", () => {
   test("another workspace's threads are never listed", async () => {
     const ws = await h.workspace();
     const other = await h.workspace();
-    const theirContact = await insertContact(db, other.id, "Theirs");
+    const theirContact = await h.rows(other).contact({ name: "Theirs" });
     await insertThread(db, other.id, { lastMessageAt: "2026-05-01T10:00:00Z", contactId: theirContact });
     const mine = await insertThread(db, ws.id);
     expect(ids((await list(ws.key)).body)).toEqual([mine]);
@@ -90,7 +107,14 @@ describe("pages", () => {
     const ws = await h.workspace();
     const made = new Set<string>();
     for (let i = 0; i < 57; i++) {
-      made.add(await insertThread(db, ws.id, { lastMessageAt: i % 5 === 0 ? null : new Date(Date.parse("2026-05-01T00:00:00Z") + Math.floor(i / 2) * 60_000).toISOString() }));
+      made.add(
+        await insertThread(db, ws.id, {
+          lastMessageAt:
+            i % 5 === 0
+              ? null
+              : new Date(Date.parse("2026-05-01T00:00:00Z") + Math.floor(i / 2) * 60_000).toISOString(),
+        }),
+      );
     }
     const first = await list(ws.key);
     expect(first.body).toHaveLength(50);
@@ -107,7 +131,12 @@ describe("pages", () => {
   test("threads added between pages never make a listed thread appear twice", async () => {
     const ws = await h.workspace();
     const made = new Set<string>();
-    for (let i = 0; i < 20; i++) made.add(await insertThread(db, ws.id, { lastMessageAt: i < 15 ? `2026-05-01T10:${String(i).padStart(2, "0")}:00Z` : null }));
+    for (let i = 0; i < 20; i++)
+      made.add(
+        await insertThread(db, ws.id, {
+          lastMessageAt: i < 15 ? `2026-05-01T10:${String(i).padStart(2, "0")}:00Z` : null,
+        }),
+      );
     const added = new Set<string>();
     let n = 0;
     const { seen } = await walk(ws.key, "?limit=4", async () => {

@@ -1,5 +1,5 @@
 /** The SMS worker: the outbox, the HTTP provider, retries, refusals, and exactly once across stops and crashes. */
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { harness } from "../support/harness.ts";
 import { Jobs, queues } from "../../src/core/jobs.ts";
@@ -7,15 +7,18 @@ import type { AppContext } from "../../src/core/operation.ts";
 import { startSmsWorker } from "../../src/telephony/worker.ts";
 import { insertThread, startFakeProvider, until, type FakeProvider } from "./fixtures.ts";
 
-// Workers poll every second and retries wait a second: these tests take seconds, not milliseconds.
-setDefaultTimeout(30_000);
-
 const h = await harness();
 const db = h.database.db;
 const ws = await h.workspace();
 
 // This file's queue: short retry delays and a two-second expiry, so retries and crash recovery are quick to watch.
-await h.ctx.jobs.ensureQueue(queues.smsSend, { retryLimit: 2, retryDelay: 1, retryBackoff: false, expireInSeconds: 2, deadLetter: `${queues.smsSend}-dead` });
+await h.ctx.jobs.ensureQueue(queues.smsSend, {
+  retryLimit: 2,
+  retryDelay: 1,
+  retryBackoff: false,
+  expireInSeconds: 2,
+  deadLetter: `${queues.smsSend}-dead`,
+});
 
 const running: Jobs[] = [];
 afterAll(async () => {
@@ -56,10 +59,11 @@ async function message(id: string): Promise<MessageRow> {
   return row!;
 }
 
-const settled = (id: string) => until(async () => {
-  const m = await message(id);
-  return m.status === "sent" || m.status === "failed" ? m : undefined;
-}, `message ${id} to be sent or failed`);
+const settled = (id: string) =>
+  until(async () => {
+    const m = await message(id);
+    return m.status === "sent" || m.status === "failed" ? m : undefined;
+  }, `message ${id} to be sent or failed`);
 
 async function jobState(id: string) {
   const boss = await h.ctx.jobs.boss();
@@ -74,8 +78,11 @@ describe("the outbox provider (no SMS_PROVIDER_URL)", () => {
     const id = await queue(thread, "Your keys are ready to collect.");
     const m = await settled(id);
     expect(m).toMatchObject({ status: "sent", attempts: 1, providerMessageId: `outbox:${id}`, error: null });
-    const outbox = await db`select to_address, from_number, body from sms_outbox where workspace_id = ${ws.id} and message_id = ${id}`;
-    expect([...outbox]).toEqual([{ toAddress: "+447700900555", fromNumber: "+447700900001", body: "Your keys are ready to collect." }]);
+    const outbox =
+      await db`select to_address, from_number, body from sms_outbox where workspace_id = ${ws.id} and message_id = ${id}`;
+    expect([...outbox]).toEqual([
+      { toAddress: "+447700900555", fromNumber: "+447700900001", body: "Your keys are ready to collect." },
+    ]);
     await jobs.stop();
   });
 });
@@ -87,14 +94,23 @@ describe("the HTTP provider", () => {
     const thread = await insertThread(db, ws.id, { address: "+447700900777" });
     const id = await queue(thread, "Inspection on Friday at 9.");
     const m = await settled(id);
-    expect(fake.requests).toEqual([{
-      path: "/2010-04-01/Accounts/AC0123/Messages.json",
-      authorization: `Basic ${Buffer.from("AC0123:secret-token").toString("base64")}`,
-      idempotencyKey: id, to: "+447700900777", from: "+447700900001", body: "Inspection on Friday at 9.",
-    }]);
+    expect(fake.requests).toEqual([
+      {
+        path: "/2010-04-01/Accounts/AC0123/Messages.json",
+        authorization: `Basic ${Buffer.from("AC0123:secret-token").toString("base64")}`,
+        idempotencyKey: id,
+        to: "+447700900777",
+        from: "+447700900001",
+        body: "Inspection on Friday at 9.",
+        // Receipts come back to the webhook route at the public address.
+        statusCallback: `${h.ctx.config.publicBaseUrl}/webhooks/sms`,
+      },
+    ]);
     expect(m).toMatchObject({ status: "sent", attempts: 1, providerMessageId: fake.created.get(id)!.sid, error: null });
     expect(m.sentAt).toMatch(/Z$/);
-    expect(await until(async () => ((await jobState(id)) === "completed" ? true : undefined), "the job to complete")).toBe(true);
+    expect(
+      await until(async () => ((await jobState(id)) === "completed" ? true : undefined), "the job to complete"),
+    ).toBe(true);
     await jobs.stop();
     fake.stop();
   });
@@ -122,7 +138,9 @@ describe("the HTTP provider", () => {
     expect(m).toMatchObject({ status: "failed", attempts: 1, providerMessageId: null });
     expect(m.error).toBe("provider refused: 400 21211 Invalid 'To' Phone Number");
     expect(m.failedAt).toMatch(/Z$/);
-    expect(await until(async () => ((await jobState(id)) === "completed" ? true : undefined), "the job to complete")).toBe(true);
+    expect(
+      await until(async () => ((await jobState(id)) === "completed" ? true : undefined), "the job to complete"),
+    ).toBe(true);
     expect(fake.requests).toHaveLength(1);
     await jobs.stop();
     fake.stop();
@@ -137,7 +155,9 @@ describe("the HTTP provider", () => {
     expect(m).toMatchObject({ status: "failed", attempts: 3, error: "provider refused: 500 down 3" });
     expect(fake.requests).toHaveLength(3);
     expect(fake.created.size).toBe(0);
-    expect(await until(async () => ((await jobState(id)) === "failed" ? true : undefined), "the job to fail")).toBe(true);
+    expect(await until(async () => ((await jobState(id)) === "failed" ? true : undefined), "the job to fail")).toBe(
+      true,
+    );
     await jobs.stop();
     fake.stop();
   });
@@ -182,8 +202,12 @@ describe("exactly once", () => {
     fake.holdNext = true;
     const child = Bun.spawn(["bun", join(import.meta.dir, "worker_process.ts")], {
       env: {
-        ...process.env, DATABASE_URL: h.database.url, SMS_PROVIDER_URL: fake.url, SMS_ACCOUNT_SID: "AC0123",
-        SMS_AUTH_TOKEN: "secret-token", LOG_LEVEL: "silent",
+        ...process.env,
+        DATABASE_URL: h.database.url,
+        SMS_PROVIDER_URL: fake.url,
+        SMS_ACCOUNT_SID: "AC0123",
+        SMS_AUTH_TOKEN: "secret-token",
+        LOG_LEVEL: "silent",
       },
       stdout: "pipe",
       stderr: "inherit",
@@ -196,10 +220,14 @@ describe("exactly once", () => {
     fake.release();
     expect(await message(id)).toMatchObject({ status: "sending", attempts: 1, providerMessageId: null });
     const restarted = await worker(fake);
-    const m = await until(async () => {
-      const row = await message(id);
-      return row.status === "sent" ? row : undefined;
-    }, "the restarted worker to send the message", 30_000);
+    const m = await until(
+      async () => {
+        const row = await message(id);
+        return row.status === "sent" ? row : undefined;
+      },
+      "the restarted worker to send the message",
+      30_000,
+    );
     expect(fake.created.size).toBe(1);
     expect(fake.requests.map((r) => r.idempotencyKey)).toEqual([id, id]);
     expect(m).toMatchObject({ status: "sent", attempts: 2, providerMessageId: fake.created.get(id)!.sid });

@@ -9,16 +9,31 @@ const demo = await ensureDemo(h.database.db);
 
 /** Every (code, direction) pair CONTRACT.md §4.1 can produce. */
 const pairs = [
-  "check_in_missing/move_in", "check_in_open/move_in", "follow_ups_open/move_in", "keys_not_handed_over/move_in",
-  "keys_unattributed/move_in", "meter_readings_missing/move_in", "handover_open/move_in",
-  "check_out_missing/move_out", "check_out_open/move_out", "follow_ups_open/move_out", "keys_held/move_out",
-  "keys_unattributed/move_out", "meter_readings_missing/move_out", "forwarding_missing/move_out",
-  "notice_evidence_missing/move_out", "handover_open/move_out",
+  "check_in_missing/move_in",
+  "check_in_open/move_in",
+  "follow_ups_open/move_in",
+  "keys_not_handed_over/move_in",
+  "keys_unattributed/move_in",
+  "meter_readings_missing/move_in",
+  "handover_open/move_in",
+  "check_out_missing/move_out",
+  "check_out_open/move_out",
+  "follow_ups_open/move_out",
+  "keys_held/move_out",
+  "keys_unattributed/move_out",
+  "meter_readings_missing/move_out",
+  "forwarding_missing/move_out",
+  "notice_evidence_missing/move_out",
+  "handover_open/move_out",
 ];
 
 describe("the demo workspace", () => {
   test("its tenancies show every outstanding code in every direction it can take", async () => {
-    const ids = (await h.database.db<{ id: string }[]>`select t.id from tenancies t join workspaces w on w.id = t.workspace_id where w.slug = 'demo'`).map((r) => r.id);
+    const ids = (
+      await h.database.db<
+        { id: string }[]
+      >`select t.id from tenancies t join workspaces w on w.id = t.workspace_id where w.slug = 'demo'`
+    ).map((r) => r.id);
     const seen = new Set<string>();
     for (const id of ids) {
       const res = await h.request("GET", `/handovers/tenancies/${id}`, { key: demo.key });

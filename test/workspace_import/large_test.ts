@@ -9,9 +9,16 @@ test("a document of 100,000 contacts loads, and loads again without a change", a
   const ws = await h.workspace();
   const note = "Line one\nline two\twith a tab and a \\ backslash";
   const contacts = Array.from({ length: 100_000 }, (_, i) => ({
-    id: `c-${i}`, kind: i % 7 ? "person" : "company", name: `Contact ${i}${i % 7 ? "" : " Ltd"}`, email: `contact.${i}@example.test`,
-    mobile: `07700 ${String(900000 + (i % 100000)).slice(-6)}`, addressLine1: `${i} High Street`, addressTown: "Leeds",
-    addressPostcode: "ls6 3be", roles: [i % 3 ? "tenant" : "landlord"], notes: i % 10 ? null : note,
+    id: `c-${i}`,
+    kind: i % 7 ? "person" : "company",
+    name: `Contact ${i}${i % 7 ? "" : " Ltd"}`,
+    email: `contact.${i}@example.test`,
+    mobile: `07700 ${String(900000 + (i % 100000)).slice(-6)}`,
+    addressLine1: `${i} High Street`,
+    addressTown: "Leeds",
+    addressPostcode: "ls6 3be",
+    roles: [i % 3 ? "tenant" : "landlord"],
+    notes: i % 10 ? null : note,
   }));
   let started = performance.now();
   expect(await importWorkspace(h.database.db, ws.slug, { contacts })).toMatchObject({ contacts: 100_000 });

@@ -1,0 +1,141 @@
+/**
+ * `bun run bench:webhooks` (and the end of `bun run bench`): webhook deliveries a second to a local receiver (64 subscriptions × POST /companies),
+ * and POST /companies throughput with no subscription vs one active subscription (the outbox and delivery cost).
+ * Runs the real service (`bun src/main.ts`, workers on) on a fresh database of DATABASE_URL's server (else the
+ * embedded Postgres). Settings: BENCH_SECONDS (5, per write phase), BENCH_EVENTS (100 companies for the delivery
+ * run), BENCH_CONNECTIONS (16). Prints one JSON object.
+ */
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { connect } from "../src/core/db.ts";
+import { createApiKey } from "../src/core/api_keys.ts";
+import { allScopes } from "../src/core/groups.ts";
+import { createWorkspace } from "../src/core/workspaces.ts";
+import { createSubscription } from "../src/webhooks/subscriptions.ts";
+import { createBenchDatabase, openServer } from "./database.ts";
+import { root, startService } from "./service.ts";
+
+const num = (name: string, fallback: number) => Number(process.env[name] || fallback);
+const seconds = num("BENCH_SECONDS", 5);
+const eventsWanted = num("BENCH_EVENTS", 100);
+const connections = num("BENCH_CONNECTIONS", 16);
+const progress = (line: string) => process.stderr.write(`bench:webhooks: ${line}\n`);
+
+const outDir = join(root, ".data", "bench");
+mkdirSync(outDir, { recursive: true });
+const server = await openServer(process.env.DATABASE_URL, join(root, ".data", "bench-pg-webhooks"));
+const database = await createBenchDatabase(server.url);
+const db = connect(database.url, { max: 4 });
+let received = 0;
+const receiver = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(request) {
+    await request.arrayBuffer();
+    received++;
+    return new Response(null, { status: 204 });
+  },
+});
+const service = await startService({
+  databaseUrl: database.url,
+  logFile: join(outDir, "webhooks-service.log"),
+  env: { WORKERS: "true", WEBHOOKS_ALLOW_PRIVATE: "true" },
+});
+
+try {
+  const ws = await createWorkspace(db, { slug: `bench-${Date.now()}`, name: "Bench" });
+  const { key } = await createApiKey(db, {
+    workspace: ws.slug,
+    name: "bench",
+    scopes: [...allScopes],
+    expiresInDays: 7,
+    createdBy: "owner",
+    budgetPerMinute: 1_000_000,
+  });
+  const create = async (i: number) => {
+    const res = await fetch(`${service.url}/companies`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ name: `Company ${i}` }),
+    });
+    await res.arrayBuffer();
+    if (res.status !== 201) throw new Error(`POST /companies answered ${res.status}`);
+  };
+  /** POST /companies with `connections` loops for `seconds`; returns requests a second. */
+  const writePhase = async () => {
+    let done = 0;
+    const end = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < end) await create(done++);
+      }),
+    );
+    return Math.round(done / seconds);
+  };
+  const subscribe = (path: string, events = "company.created") =>
+    createSubscription(
+      db,
+      { workspace: ws.slug, url: `http://127.0.0.1:${receiver.port}/${path}`, events },
+      { allowPrivate: true },
+    );
+
+  progress("warm-up");
+  await writePhase();
+  // Alternate the two conditions so drift (caches, autovacuum) falls on both.
+  const none: number[] = [];
+  const one: number[] = [];
+  progress("writes with no subscription");
+  none.push(await writePhase());
+  const single = await subscribe("one");
+  progress("writes with one active subscription");
+  one.push(await writePhase());
+  await db`update webhook_subscriptions set status = 'disabled' where id = ${single.id}`;
+  progress("writes with no active subscription");
+  none.push(await writePhase());
+  await db`update webhook_subscriptions set status = 'active' where id = ${single.id}`;
+  progress("writes with one active subscription");
+  one.push(await writePhase());
+  await db`update webhook_subscriptions set status = 'disabled' where id = ${single.id}`;
+  // Let the single subscription's backlog drain before the delivery run.
+  while ((await db`select 1 from event_deliveries where status = 'pending' limit 1`).length) await Bun.sleep(200);
+
+  progress(`deliveries: 64 subscriptions × ${eventsWanted} companies`);
+  for (let i = 0; i < 64; i++) await subscribe(`s${i}`);
+  const before = received;
+  const wanted = 64 * eventsWanted;
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(connections, eventsWanted) }, async () => {
+      while (next < eventsWanted) await create(next++);
+    }),
+  );
+  const writtenMs = performance.now() - started;
+  const deadline = started + 600_000;
+  while (received - before < wanted && performance.now() < deadline) await Bun.sleep(20);
+  const deliveredMs = performance.now() - started;
+  const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+  const report = {
+    writes: {
+      scenario: `POST /companies, ${connections} connections, ${seconds} s a phase, alternating`,
+      noSubscriptionPerSecond: none,
+      oneSubscriptionPerSecond: one,
+      costPercent: Math.round((1 - mean(one) / mean(none)) * 1000) / 10,
+    },
+    deliveries: {
+      scenario: `64 subscriptions × ${eventsWanted} POST /companies, receiver answering 204 on 127.0.0.1`,
+      delivered: received - before,
+      wanted,
+      writesSeconds: Math.round(writtenMs) / 1000,
+      allDeliveredSeconds: Math.round(deliveredMs) / 1000,
+      deliveredPerSecond: Math.round(((received - before) * 1000) / deliveredMs),
+    },
+  };
+  console.log(JSON.stringify(report, null, 2));
+} finally {
+  await service.stop();
+  receiver.stop(true);
+  await db.end();
+  await database.drop();
+  await server.embedded?.stop();
+}

@@ -1,0 +1,117 @@
+/**
+ * Public routes: the requests that carry no API key (a provider's signed webhooks, the landlord portal). Each is
+ * declared with its budget; the app counts every request against the route's per-address bucket first, then reads
+ * the body with the API's size cap and deadline, then hands over to the route.
+ */
+import type { Config } from "../config.ts";
+import { takeAddressToken } from "./address_budget.ts";
+import { rateLimited, rateLimitHeaders } from "./budget.ts";
+import { clientAddress } from "./client_address.ts";
+import { type AppError, type ErrorClass, PayloadTooLarge } from "./errors.ts";
+import { asAppError, bodyLimit } from "./execute.ts";
+import { bodyNotArrived, hostInvalid, readBody, urlOf } from "./http_request.ts";
+import { errorResponse } from "./json_response.ts";
+import type { AppContext } from "./operation.ts";
+
+/** A public request as its route receives it: budget paid, body read in full. */
+export interface PublicRequest {
+  app: AppContext;
+  request: Request;
+  url: URL;
+  /** Path parameters, decoded once. */
+  params: Record<string, string>;
+  /** The body as text; null for GET and HEAD. */
+  body: string | null;
+  requestId: string;
+  /** The client's address (see core/client_address.ts). */
+  clientAddress: string;
+}
+
+/** The declaration of a public route. */
+export interface PublicRoute {
+  /** Names the route in logs, e.g. `webhooks.receive`. */
+  id: string;
+  method: "GET" | "POST";
+  /** Elysia-style path: `/webhooks/:integration`. */
+  path: string;
+  /** The bucket a request is counted against: one per name and client address. */
+  budget: {
+    /** The bucket's name for a request's path parameters, e.g. `webhooks/sms`. */
+    name: (params: Record<string, string>) => string;
+    /** Its capacity a minute, from the configuration. */
+    perMinute: (config: Readonly<Config>) => number;
+  };
+  /** The answer; a thrown AppError is answered by `refuse`, anything else as asAppError says. */
+  handle: (req: PublicRequest) => Promise<Response>;
+  /** How a refusal is answered (default: the tagged error as JSON). The portal answers people with a page. */
+  refuse?: (error: AppError, req: Pick<PublicRequest, "requestId" | "request">) => Response;
+  /** Its OpenAPI operation object, when it is documented there (security none: see core/openapi.ts). */
+  openapi?: PublicRouteDoc;
+}
+
+/** What OpenAPI says of a public route: its own prose and body, and the refusals it answers with. */
+export interface PublicRouteDoc {
+  summary: string;
+  description: string;
+  tag: string;
+  /** The request body by media type (OpenAPI `content`). */
+  requestBody: Record<string, unknown>;
+  parameters: Record<string, unknown>[];
+  /** The success answer (OpenAPI response object). */
+  success: { status: number; response: Record<string, unknown> };
+  /** The tagged errors it answers with. */
+  errors: ErrorClass[];
+}
+
+/** What the app needs of a public route's answer to log it. */
+export interface PublicOutcome {
+  response: Response;
+  /** The error's tag when refused. */
+  error: string | null;
+  bucket: string | null;
+}
+
+/**
+ * Answers a request for a public route: Host, budget (RateLimited with Retry-After when spent), body (413 over
+ * 64 KiB, 408 past the deadline), then the route. `socketAddress` is the peer of the connection, when there is one.
+ */
+export async function answerPublic(
+  app: AppContext,
+  route: PublicRoute,
+  request: Request,
+  params: Record<string, string>,
+  requestId: string,
+  socketAddress: string | null,
+): Promise<PublicOutcome> {
+  const refuse = (error: AppError): PublicOutcome => ({
+    response: route.refuse ? route.refuse(error, { requestId, request }) : errorResponse(error, requestId),
+    error: error.tag,
+    bucket,
+  });
+  let bucket: string | null = null;
+  try {
+    const url = urlOf(request);
+    if (!url) return refuse(hostInvalid());
+    const address = clientAddress(request, socketAddress, app.config.trustedProxyHops);
+    bucket = route.budget.name(params);
+    const state = await takeAddressToken(app.db, bucket, address, route.budget.perMinute(app.config));
+    if (!state.admitted) {
+      const error = rateLimited(state, bucket, `The request budget of ${bucket} for your address`);
+      Object.assign(error.headers, rateLimitHeaders(state));
+      return refuse(error);
+    }
+    let body: string | null = null;
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      const read = await readBody(request, bodyLimit, app.config.bodyTimeoutMs);
+      if (read.kind === "timedOut" || read.kind === "aborted") {
+        return refuse(bodyNotArrived(read.kind, app.config.bodyTimeoutMs));
+      }
+      if (read.kind === "tooLarge") return refuse(new PayloadTooLarge({ limit: bodyLimit }));
+      body = read.text;
+    }
+    const response = await route.handle({ app, request, url, params, body, requestId, clientAddress: address });
+    return { response, error: null, bucket };
+  } catch (error) {
+    return refuse(asAppError(app, error, requestId, route.id));
+  }
+}

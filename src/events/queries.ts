@@ -1,0 +1,67 @@
+/** The SQL of the events group: the commit-order feed and the purge. */
+import type { Static } from "@sinclair/typebox";
+import type { Db, Tx } from "../core/db.ts";
+import type { Event } from "./schema.ts";
+
+/** An event in response shape, with its position in the feed's order (its transaction's id, as text). */
+export type EventRow = Static<typeof Event> & { cursorTx: string };
+
+/** What one feed page asks for. */
+export interface EventsPageQuery {
+  workspaceId: string;
+  /** The position after which the page starts: the last event's transaction id (text) and id. */
+  after?: { tx: string; id: string };
+  types?: string[];
+  subjectId?: string;
+  /** Rows to read: the page size plus one, to learn whether another page follows. */
+  take: number;
+}
+
+/**
+ * The feed's horizon, in SQL: every transaction of this database with an id below it had ended when the statement's
+ * snapshot was taken, so its events are all visible now or never will be. It is the oldest transaction still running
+ * in the snapshot (`pg_snapshot_xip`), leaving out those a server statistics row shows running in another database
+ * (a cluster's transaction ids are shared by its databases; they never write this one's events). A running
+ * transaction that statistics do not place elsewhere (it ended since, or is prepared) counts: that may only delay.
+ */
+export function feedHorizon(db: Db | Tx) {
+  return db`coalesce((
+    select min(x) from pg_snapshot_xip(pg_current_snapshot()) x
+    where not exists (
+      select 1 from pg_stat_activity a where a.backend_xid = xid(x) and a.datname is distinct from current_database())
+  ), pg_snapshot_xmax(pg_current_snapshot()))`;
+}
+
+/**
+ * One page of the workspace's events in commit order: by (tx_id, id), and only events of transactions below the
+ * horizon (`feedHorizon`). A transaction that is still running, or commits later, has an id at or above it, so its
+ * events come after every position a page has handed out: a cursor never skips them. The cost: a long-running
+ * transaction in this database holds the feed back (its events and every later one wait) until it ends.
+ */
+export async function eventsPage(db: Db, q: EventsPageQuery): Promise<EventRow[]> {
+  const rows = await db<{ event: Static<typeof Event>; cursorTx: string }[]>`
+    select ${eventJson(db)} as event, e.tx_id::text as cursor_tx
+    from events e
+    where e.workspace_id = ${q.workspaceId}
+      and e.tx_id < ${feedHorizon(db)}
+      ${q.after ? db`and (e.tx_id, e.id) > (${q.after.tx}::xid8, ${q.after.id})` : db``}
+      ${q.types ? db`and e.type = any(${q.types}::text[])` : db``}
+      ${q.subjectId !== undefined ? db`and e.subject_id = ${q.subjectId}` : db``}
+    order by e.tx_id, e.id
+    limit ${q.take}`;
+  return rows.map((r) => ({ ...r.event, cursorTx: r.cursorTx }));
+}
+
+/** The event JSON (the feed's item, a webhook delivery's body) of an events row aliased `e`. */
+export function eventJson(db: Db | Tx) {
+  return db`json_build_object(
+    'id', e.id, 'type', e.type, 'occurredAt', iso(e.occurred_at), 'workspaceId', e.workspace_id,
+    'subject', json_build_object('kind', e.subject_kind, 'id', e.subject_id), 'data', e.data,
+    'requestId', e.request_id, 'actor', json_build_object('kind', e.actor_kind, 'id', e.actor_id))`;
+}
+
+/** Deletes events older than `days`; returns how many went (their webhook deliveries go with them). */
+export async function purgeEvents(db: Db | Tx, days: number): Promise<number> {
+  const rows = await db`delete from events where occurred_at < now() - make_interval(days => ${days}) returning 1`;
+  return rows.length;
+}

@@ -1,0 +1,161 @@
+/**
+ * The landlord's invitation pages: small server-rendered HTML, one per state of a link, with no script and only our
+ * own inline style (allowed by its hash). Every interpolated value is escaped; nothing is said beyond the invitation.
+ */
+import { createHash } from "node:crypto";
+import { ukTimeText } from "../core/dates.ts";
+import type { InvitationState } from "./invitation_state.ts";
+import type { InvitationView } from "./queries.ts";
+
+/** The page's only style, inline and named by its hash in the policy. */
+const style = `html { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; color: #1f2328; }
+body { margin: 0; background: #f6f8fa; line-height: 1.5; }
+main { max-width: 34rem; margin: 2rem auto; padding: 1.5rem; background: #fff; border: 1px solid #d0d7de;
+  border-radius: 8px; }
+h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+p, form { margin: 0 0 1rem; }
+button { font: inherit; font-size: 1.1rem; padding: 0.75rem 1.5rem; min-height: 44px; color: #fff;
+  background: #1d4ed8; border: 0; border-radius: 6px; cursor: pointer; }
+button:hover { background: #1e40af; }
+button:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
+.small { color: #57606a; font-size: 0.9rem; }
+@media (max-width: 36rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }
+`;
+
+/** The Content-Security-Policy of the pages: nothing loads, only our style applies, the form posts to us. */
+export const portalPolicy = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash("sha256").update(style).digest("base64")}'`,
+  "img-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** What a page shows: its title (also the heading) and its paragraphs, already escaped HTML. */
+interface PageContent {
+  title: string;
+  body: string;
+}
+
+const e = Bun.escapeHTML;
+
+/** The page of every state, and of the answers that are not about the invitation. */
+export type PageKind = InvitationState | "welcome" | "crossSite" | "tooMany" | "trouble";
+
+/** What the page of `kind` says; `view` is the invitation when one has the link. */
+function content(kind: PageKind, view: InvitationView | undefined, detail: { token?: string; text?: string }) {
+  const workspace = e(view?.workspaceName ?? "the letting agent");
+  const pages: Record<PageKind, () => PageContent> = {
+    pending: () => {
+      const count = view?.properties ?? 0;
+      const covers = `${count} ${count === 1 ? "property" : "properties"}`;
+      return {
+        title: "Your landlord portal invitation",
+        body: `<p>Hello ${e(view?.landlordName ?? "")},</p>
+<p><strong>${workspace}</strong> invites you to its landlord portal, where you can follow the repairs, \
+maintenance and compliance of your properties. The access covers ${covers}.</p>
+<form method="post" action="${e(detail.token ?? "")}/accept">
+<button type="submit">Accept invitation</button>
+</form>
+<p class="small">This link works until ${e(ukTimeText(view?.expiresAt ?? 0))}. \
+If you were not expecting this invitation, you can close this page.</p>`,
+      };
+    },
+    welcome: () => ({
+      title: "Invitation accepted",
+      body: `<p>Thank you, ${e(view?.landlordName ?? "")}. Your access to the landlord portal of \
+<strong>${workspace}</strong> is now active.</p>
+<p>You can close this page.</p>`,
+    }),
+    accepted: () => ({
+      title: "Invitation already accepted",
+      body: `<p>This invitation has already been accepted, and the access is active. There is nothing more to do \
+with this link.</p>`,
+    }),
+    expired: () => ({
+      title: "This link has expired",
+      body: `<p>Invitation links work for 7 days after they are sent. Please ask <strong>${workspace}</strong> to \
+send you a new invitation.</p>`,
+    }),
+    superseded: () => ({
+      title: "This link has been replaced",
+      body: `<p>A newer invitation has been sent to you, and only the link in the newest email works. Please use \
+that one.</p>`,
+    }),
+    revoked: () => ({
+      title: "Access withdrawn",
+      body: `<p>The portal access this invitation was for has been withdrawn, so the link no longer works. If you \
+think this is a mistake, please contact the letting agent.</p>`,
+    }),
+    unknown: () => ({
+      title: "Link not recognised",
+      body: `<p>This invitation link is not valid. Please check that you opened the whole link from the email.</p>`,
+    }),
+    crossSite: () => ({
+      title: "Please accept from the invitation page",
+      body: `<p>For your security, an invitation can only be accepted from its own page. Please open the link in \
+the email again.</p>`,
+    }),
+    tooMany: () => ({
+      title: "Too many requests",
+      body: `<p>There have been too many requests from your network. Please wait ${e(detail.text ?? "a minute")} \
+and try again.</p>`,
+    }),
+    trouble: () => ({
+      title: "Something went wrong",
+      body: `<p>Please try again in a moment. If it keeps happening, contact the letting agent and quote \
+reference <code>${e(detail.text ?? "")}</code>.</p>`,
+    }),
+  };
+  return pages[kind]();
+}
+
+/** The HTML of a page. */
+export function portalHtml(
+  kind: PageKind,
+  view: InvitationView | undefined,
+  detail: { token?: string; text?: string } = {},
+): string {
+  const page = content(kind, view, detail);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex">
+<title>${e(page.title)}</title>
+<style>${style}</style>
+</head>
+<body>
+<main>
+<h1>${e(page.title)}</h1>
+${page.body}
+</main>
+</body>
+</html>
+`;
+}
+
+/** A page as a response: UTF-8 HTML under the policy, never sniffed, cached, framed or referred from. */
+export function portalPage(
+  status: number,
+  html: string,
+  requestId: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(html, {
+    status,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": portalPolicy,
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+      "referrer-policy": "no-referrer",
+      "x-frame-options": "DENY",
+      "x-request-id": requestId,
+      ...headers,
+    },
+  });
+}

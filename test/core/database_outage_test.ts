@@ -1,0 +1,232 @@
+/**
+ * A database outage under load (issue 20): the service, as its own process on a Postgres of the test's own, loaded by
+ * 32 concurrent HTTP clients; Postgres is stopped at once (`pg_ctl -m immediate stop`) and started again 6 s later.
+ * While it is down every request answers 503 IntegrationUnavailable promptly and /health answers 503; once it is
+ * back the service serves normally without a restart, and its job workers send again. Twice in a row.
+ * The bounds are hang detectors; the measured figures are printed.
+ */
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { connect } from "../../src/core/db.ts";
+import { migrate } from "../../src/core/migrate.ts";
+import { createWorkspace, entitle } from "../../src/core/workspaces.ts";
+import { createApiKey } from "../../src/core/api_keys.ts";
+import { allScopes } from "../../src/core/groups.ts";
+import { addContact } from "../maintenance_pro/fixtures.ts";
+import { startPrivatePostgres } from "./private_postgres.ts";
+
+// Bun applies the preload's timeout to the first file only; this file talks to Postgres or subprocesses.
+setDefaultTimeout(30_000);
+
+const clients = 32;
+const outageSeconds = 6;
+const cycles = Number(process.env.OUTAGE_CYCLES ?? 2);
+/** Longest a request may take in any phase before it counts as hung. */
+const hungMs = 10_000;
+/** Longest the service may take to serve again once Postgres accepts connections. */
+const recoveryBoundMs = 30_000;
+
+const pg = await startPrivatePostgres();
+afterAll(() => pg.destroy());
+
+interface Sample {
+  start: number;
+  end: number;
+  status: number | "hung" | "failed";
+  tag?: string;
+  /** The body of an answer other than 200. */
+  text?: string;
+}
+
+const ms = (x: number) => Math.round(x);
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+};
+
+async function request(url: string, key?: string): Promise<Sample> {
+  const start = performance.now();
+  try {
+    const res = await fetch(url, { headers: key ? { "x-api-key": key } : {}, signal: AbortSignal.timeout(hungMs) });
+    const text = await res.text();
+    const tag = res.status === 200 ? undefined : (JSON.parse(text) as { _tag?: string })._tag;
+    return { start, end: performance.now(), status: res.status, tag, ...(res.status === 200 ? {} : { text }) };
+  } catch (error) {
+    return {
+      start,
+      end: performance.now(),
+      status: (error as Error).name === "TimeoutError" ? "hung" : "failed",
+      tag: String(error),
+    };
+  }
+}
+
+test("through an immediate stop of Postgres under load: 503 IntegrationUnavailable while it is down, served normally within seconds of it coming back, jobs too", async () => {
+  const setup = connect(pg.url, { max: 1 });
+  await migrate(setup);
+  const ws = await createWorkspace(setup, { slug: "outage", name: "Outage", ownerEmail: "owner@outage.test" });
+  await entitle(setup, "outage", "maintenance-pro");
+  const { key } = await createApiKey(setup, {
+    workspace: "outage",
+    name: "load",
+    scopes: [...allScopes],
+    expiresInDays: 30,
+    budgetPerMinute: 1_000_000,
+  });
+  const workspace = { ...ws, key, keyId: "" };
+
+  const port = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const servicePort = port.port;
+  port.stop(true);
+  const base = `http://127.0.0.1:${servicePort}`;
+  const stderrFile = join(pg.dir, "service.stderr");
+  const stderr = openSync(stderrFile, "w");
+  const service = Bun.spawn([process.execPath, "src/main.ts"], {
+    cwd: join(import.meta.dir, "..", ".."),
+    env: {
+      ...process.env,
+      DATABASE_URL: pg.url,
+      HOST: "127.0.0.1",
+      PORT: String(servicePort),
+      LOG_LEVEL: "warn",
+      DATA_DIR: join(pg.dir, "service"),
+      WORKERS: "true",
+      CHECK_RESPONSES: "false",
+    },
+    stdout: "ignore",
+    stderr,
+  });
+  closeSync(stderr);
+  let loading = true;
+  const samples: Sample[] = [];
+  const loops: Promise<void>[] = [];
+  try {
+    for (let waited = 0; (await request(`${base}/health`)).status !== 200; waited += 100) {
+      if (waited > 60_000 || service.exitCode !== null)
+        throw new Error(`the service did not start: ${readFileSync(stderrFile, "utf8")}`);
+      await Bun.sleep(100);
+    }
+    const route = `${base}/calendar/agenda`;
+    for (let i = 0; i < clients; i++) {
+      loops.push(
+        (async () => {
+          while (loading) {
+            const s = await request(route, key);
+            samples.push(s);
+            if (s.status === "failed") await Bun.sleep(10);
+          }
+        })(),
+      );
+    }
+    await Bun.sleep(1500);
+    expect(samples.length).toBeGreaterThan(0);
+    expect(samples.every((s) => s.status === 200)).toBe(true);
+
+    for (let cycle = 1; cycle <= cycles; cycle++) {
+      await pg.stopImmediately();
+      const down = performance.now();
+      const probes: Sample[] = [];
+      while (performance.now() - down < outageSeconds * 1000) {
+        probes.push(await request(`${base}/health`));
+        await Bun.sleep(200);
+      }
+      const restarting = performance.now();
+      await pg.start();
+      const up = performance.now();
+      // Served again: /health and the loaded route each answer 200 to a request made after the start.
+      let healthBack: number | undefined;
+      let routeBack: number | undefined;
+      while ((healthBack === undefined || routeBack === undefined) && performance.now() - up < recoveryBoundMs) {
+        const h = await request(`${base}/health`);
+        if (healthBack === undefined && h.status === 200) healthBack = h.end - up;
+        routeBack ??= samples.find((s) => s.start >= up && s.status === 200)?.end;
+        if (routeBack !== undefined) routeBack -= up;
+        await Bun.sleep(50);
+      }
+      const settled = performance.now();
+      await Bun.sleep(2000);
+
+      // A request that began in the outage (after the stop returned, before the start began) was refused, unless
+      // it was still waiting for a connection when Postgres came back.
+      const outage = samples.filter((s) => s.start >= down && s.start < restarting);
+      const refused = outage.filter((s) => s.status === 503 && s.tag === "IntegrationUnavailable");
+      const latencies = outage.map((s) => s.end - s.start);
+      const after = samples.filter((s) => s.start >= settled);
+      console.log(
+        `outage ${cycle}: ${outage.length} requests in ${outageSeconds} s, ${refused.length} answered 503 IntegrationUnavailable; ` +
+          `latency p50 ${ms(percentile(latencies, 0.5))} ms, p99 ${ms(percentile(latencies, 0.99))} ms, max ${ms(Math.max(...latencies))} ms; ` +
+          `/health probes ${probes.map((p) => p.status).join(",")}. Postgres accepting again after its start: ` +
+          `/health 200 in ${healthBack === undefined ? "never" : ms(healthBack)} ms, the route 200 in ${routeBack === undefined ? "never" : ms(routeBack)} ms; ` +
+          `then ${after.length} requests in 2 s`,
+      );
+      expect(outage.filter((s) => !refused.includes(s) && !(s.status === 200 && s.end >= restarting))).toEqual([]);
+      // /health is public: its 503 says the database is unreachable, never where it is.
+      const refusedHealth = probes.filter((p) => p.status === 503);
+      expect(refusedHealth.length).toBeGreaterThan(0);
+      for (const p of refusedHealth) {
+        expect(JSON.parse(p.text!)).toMatchObject({ _tag: "IntegrationUnavailable", integration: "database" });
+        expect(p.text).not.toContain(new URL(pg.url).port);
+        expect(p.text).not.toContain("127.0.0.1");
+      }
+      expect(refused.length).toBeGreaterThan(clients);
+      expect(Math.max(...latencies)).toBeLessThan(hungMs);
+      expect(probes.length).toBeGreaterThan(0);
+      expect(probes.filter((p) => p.status !== 503 || p.tag !== "IntegrationUnavailable")).toEqual([]);
+      expect(healthBack).toBeDefined();
+      expect(routeBack).toBeDefined();
+      expect(after.length).toBeGreaterThan(clients);
+      expect(after.filter((s) => s.status !== 200)).toEqual([]);
+    }
+    loading = false;
+    await Promise.all(loops);
+    // Nothing hung or failed to connect, and nothing was an internal error, at any point.
+    const statuses = new Map<string, number>();
+    for (const s of samples) statuses.set(String(s.status), (statuses.get(String(s.status)) ?? 0) + 1);
+    console.log(`all ${samples.length} requests: ${[...statuses].map(([s, n]) => `${s} × ${n}`).join(", ")}`);
+    expect([...statuses.keys()].sort()).toEqual(["200", "503"]);
+
+    // The job workers came back too: an invitation made now is emailed (to the outbox).
+    const landlord = await addContact(setup, workspace);
+    const invited = performance.now();
+    const res = await fetch(`${base}/maintenance-pro/landlords/${landlord.id}/portal-access/invite`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(res.status).toBe(200);
+    let status: string | undefined;
+    while (status !== "sent" && performance.now() - invited < recoveryBoundMs) {
+      await Bun.sleep(100);
+      const [row] = await setup<{ status: string }[]>`
+          select d.status from portal_invitations i
+          join email_deliveries d on d.workspace_id = i.workspace_id and d.invitation_id = i.id
+          where i.workspace_id = ${ws.id} and i.contact_id = ${landlord.id}`;
+      status = row?.status;
+    }
+    console.log(`an invitation made after the outages was emailed in ${ms(performance.now() - invited)} ms`);
+    expect(status).toBe("sent");
+  } finally {
+    loading = false;
+    await Promise.all(loops);
+    service.kill("SIGTERM");
+    const killer = setTimeout(() => service.kill("SIGKILL"), 15_000);
+    await service.exited;
+    clearTimeout(killer);
+    await setup.end({ timeout: 1 });
+  }
+  // The job queue's errors during the outages were logged with their messages.
+  const lines = readFileSync(stderrFile, "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
+  const jobErrors = lines.filter((l) => l.msg === "job queue error");
+  const kinds = new Map<string, number>();
+  for (const l of jobErrors)
+    kinds.set(String(l.error).slice(0, 100), (kinds.get(String(l.error).slice(0, 100)) ?? 0) + 1);
+  console.log(`job queue errors logged: ${[...kinds].map(([e, n]) => `${n} × "${e}"`).join("; ")}`);
+  expect(jobErrors.length).toBeGreaterThan(0);
+  expect(
+    jobErrors.filter((l) => typeof l.error !== "string" || !l.error || l.error.includes("[object Object]")),
+  ).toEqual([]);
+}, 180_000);

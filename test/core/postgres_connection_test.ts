@@ -1,0 +1,216 @@
+/**
+ * postgres.js's connection and pool, as patched (patches/postgres@3.4.9.patch), when the server's end of a socket
+ * dies: the installed client, configured by the service's `connect`, on the test server through a TCP relay that
+ * can reset its connections (as a server killed by `pg_ctl -m immediate stop` does). Unpatched:
+ * - a socket that closed while a write waited for the next tick left that write's bytes and a cleared-but-set timer
+ *   to the next socket, whose startup message was then never sent: the pool never connected again;
+ * - queries sent between the socket's 'error' and its 'close' (code reacting to a failed query runs in between)
+ *   were never settled, or later took the answers of other queries;
+ * - while the server could not be reached, queries waiting for a connection failed one at a time, each after a
+ *   connection attempt of its own.
+ */
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
+import net from "node:net";
+import { connect, connectTimeoutSeconds, isConnectionError } from "../../src/core/db.ts";
+import { testServerUrl } from "../support/server.ts";
+
+// Bun applies the preload's timeout to the first file only; this file talks to Postgres or subprocesses.
+setDefaultTimeout(30_000);
+
+/** A TCP relay to `target` whose connections `cut()` resets; `writes()` counts what clients sent, chunk by chunk. */
+async function startRelay(target: URL) {
+  const pairs: { client: net.Socket; server: net.Socket }[] = [];
+  let writes = 0;
+  const listener = net.createServer((client) => {
+    client.on("data", () => writes++);
+    const server = net.connect(Number(target.port || 5432), target.hostname);
+    client.pipe(server);
+    server.pipe(client);
+    for (const [a, b] of [
+      [client, server],
+      [server, client],
+    ] as const) {
+      a.on("error", () => b.destroy());
+      a.on("close", () => b.destroy());
+    }
+    pairs.push({ client, server });
+  });
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const url = new URL(target);
+  url.hostname = "127.0.0.1";
+  url.port = String((listener.address() as net.AddressInfo).port);
+  return {
+    url: url.toString(),
+    /** Resets every connection relayed so far. */
+    cut() {
+      for (const { client, server } of pairs.splice(0)) {
+        client.resetAndDestroy();
+        server.destroy();
+      }
+    },
+    writes: () => writes,
+    close: () => new Promise<void>((resolve) => listener.close(() => resolve())),
+  };
+}
+
+const relay = await startRelay(new URL(await testServerUrl()));
+const sql = connect(relay.url, { max: 1 });
+afterAll(async () => {
+  await sql.end({ timeout: 1 });
+  await relay.close();
+});
+
+/** Resolves with `promise`'s outcome, or "pending" after `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | "pending"> {
+  let timer: Timer;
+  return Promise.race([promise, new Promise<"pending">((r) => (timer = setTimeout(r, ms, "pending")))]).finally(() =>
+    clearTimeout(timer),
+  );
+}
+
+/** "ok" when the query answers with its own number, "lost" on a connection error, else what went wrong. */
+function numbered(i: number): Promise<string> {
+  return numberedOn(sql, i);
+}
+
+function numberedOn(db: typeof sql, i: number): Promise<string> {
+  return db<{ i: number }[]>`select ${i}::int as i`.then(
+    ([row]) => (row?.i === i ? "ok" : `query ${i} got the answer of ${row?.i}`),
+    (error) => (isConnectionError(error) ? "lost" : `query ${i} failed: ${error}`),
+  );
+}
+
+const answered = (p: Promise<unknown>) =>
+  p.then(
+    () => "answered",
+    (e) => `failed: ${e?.code ?? e}`,
+  );
+
+test("a socket reset while a query's bytes wait for the next tick leaves nothing to the next socket: the pool connects again", async () => {
+  // Another connection's data, read in the same turn of the event loop as the reset (between the socket's 'error'
+  // and its 'close'): its handler sends a query, whose bytes still wait for the next tick when the close is read.
+  // So it goes under load, when requests and a dying database's resets are read in one turn.
+  const signals = net.createServer((s) => s.on("data", () => {})).listen(0, "127.0.0.1");
+  await new Promise((r) => signals.once("listening", r));
+  const accepted = new Promise<net.Socket>((r) => signals.once("connection", r));
+  const signal = net.connect((signals.address() as net.AddressInfo).port, "127.0.0.1");
+  const peer = await accepted;
+  let lost: Promise<unknown> | undefined;
+  signal.on("data", () => {
+    lost = sql`select 2`.catch((e) => e);
+  });
+  try {
+    for (let round = 0; round < 3; round++) {
+      expect(await answered(sql`select 1`)).toBe("answered");
+      peer.write("x");
+      relay.cut();
+      while (!lost) await Bun.sleep(1);
+      const outcome = await within(lost, 5000);
+      expect(outcome === "pending" ? "pending" : isConnectionError(outcome)).toBe(true);
+      lost = undefined;
+      await Bun.sleep(20); // the pool has seen the socket close
+      expect(await within(answered(sql`select 3`), (connectTimeoutSeconds + 3) * 1000)).toBe("answered");
+    }
+  } finally {
+    signal.destroy();
+    signals.close();
+  }
+});
+
+test("queries sent between a socket's error and its close fail with a connection error; later queries get their own answers", async () => {
+  expect(await answered(sql`select 1`)).toBe("answered");
+  const outcomes: Promise<string>[] = [];
+  // Code that reacts to a failed query at once (a retry, a rollback) sends its queries before the pool sees the close.
+  const slow = sql`select pg_sleep(1)`.catch(() => {
+    for (let i = 0; i < 5; i++) outcomes.push(numbered(i));
+  });
+  await Bun.sleep(100);
+  relay.cut();
+  await slow;
+  for (let i = 100; i < 105; i++) outcomes.push(numbered(i));
+  const settled = await within(Promise.all(outcomes), 5000);
+  expect(settled).not.toBe("pending");
+  const [sentBetween, later] = [(settled as string[]).slice(0, 5), (settled as string[]).slice(5)];
+  // The first went to the failed connection; the others waited for a connection and got one.
+  expect(sentBetween[0]).toBe("lost");
+  expect(sentBetween.filter((r) => r !== "ok" && r !== "lost")).toEqual([]);
+  expect(later).toEqual(["ok", "ok", "ok", "ok", "ok"]);
+});
+
+test("when a connection attempt fails and no connection is up, every query waiting for one fails with it at once", async () => {
+  // A server that resets every connection, as nothing answers while Postgres is down; it counts the attempts.
+  let attempts = 0;
+  const refusing = net.createServer((s) => {
+    attempts++;
+    s.resetAndDestroy();
+  });
+  await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+  const down = connect(`postgres://postgres@127.0.0.1:${(refusing.address() as net.AddressInfo).port}/postgres`, {
+    max: 1,
+  });
+  try {
+    const outcomes = await within(Promise.all(Array.from({ length: 20 }, (_, i) => numberedOn(down, i))), 10_000);
+    expect(outcomes).toEqual(Array(20).fill("lost"));
+    // Unpatched, each waiting query had an attempt of its own, one after the other, each after the reconnect delay.
+    expect(attempts).toBe(1);
+  } finally {
+    await down.end({ timeout: 1 });
+    refusing.close();
+  }
+});
+
+test("a server that accepts connections but never answers fails the waiting queries after the connect timeout, not never", async () => {
+  const sockets: net.Socket[] = [];
+  const silent = net.createServer((s) => void sockets.push(s.on("error", () => {})));
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const hung = connect(`postgres://postgres@127.0.0.1:${(silent.address() as net.AddressInfo).port}/postgres`, {
+    max: 1,
+  });
+  try {
+    const started = performance.now();
+    const outcomes = await within(
+      Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          hung`select ${i}`.then(
+            () => "answered",
+            (e) => e.code,
+          ),
+        ),
+      ),
+      10_000,
+    );
+    console.log(
+      `a silent server: ${JSON.stringify(outcomes)} after ${Math.round(performance.now() - started)} ms (connect timeout ${connectTimeoutSeconds} s)`,
+    );
+    expect(outcomes).toEqual(Array(5).fill("CONNECT_TIMEOUT"));
+  } finally {
+    await hung.end({ timeout: 0 });
+    for (const s of sockets) s.destroy();
+    silent.close();
+  }
+});
+
+test("pooled (a transaction pooler): a text's second run is one write, not a describe first, and sql.begin runs", async () => {
+  // Unpatched, with prepare: false every run of a statement with parameters waited for a describe first (two round
+  // trips), and max_pipeline: 0 made sql.begin fail with UNSAFE_TRANSACTION.
+  const counting = await startRelay(new URL(await testServerUrl()));
+  const db = connect(counting.url, { max: 1, pooled: true });
+  try {
+    await db`select 1`;
+    const before = counting.writes();
+    const [a] = await db<{ a: number; j: { n: number } }[]>`select ${1}::int as a, ${'{"n":1}'}::jsonb as j`;
+    const first = counting.writes() - before;
+    const [b] = await db<{ a: number; j: { n: number } }[]>`select ${2}::int as a, ${'{"n":2}'}::jsonb as j`;
+    const second = counting.writes() - before - first;
+    expect([a, b]).toEqual([
+      { a: 1, j: { n: 1 } },
+      { a: 2, j: { n: 2 } },
+    ]);
+    expect([first, second]).toEqual([2, 1]);
+    const [row] = await db.begin(async (tx) => tx<{ a: number }[]>`select ${3}::int as a`);
+    expect(row?.a).toBe(3);
+  } finally {
+    await db.end({ timeout: 1 });
+    await counting.close();
+  }
+});

@@ -1,0 +1,170 @@
+/**
+ * Request log lines (REST and MCP) say whose workspace, which record (the path's ids) and which error (`_tag`),
+ * so one refusal can be told from another; and no log line at info level carries personal data (SMS numbers
+ * and text, email addresses).
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildApp } from "../../src/app.ts";
+import type { Logger } from "../../src/core/log.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createMailer } from "../../src/email/transport.ts";
+import { outboxProvider } from "../../src/telephony/provider.ts";
+import { harness } from "../support/harness.ts";
+import { connectHttp } from "../mcp/support.ts";
+import { insertThread } from "../telephony/fixtures.ts";
+
+const h = await harness();
+
+/** A logger keeping every line, as createLogger would write it. */
+function capture() {
+  const lines: Record<string, any>[] = [];
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, msg, ...fields });
+  const log: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  return { log, lines };
+}
+
+describe("request log lines", () => {
+  test("a REST request's line has the workspace, the path's record ids and, for an error, its tag", async () => {
+    const ws = await h.workspace();
+    const { log, lines } = capture();
+    const app = buildApp({ ...h.ctx, log });
+    const send = (method: string, path: string, key: string | null = ws.key) =>
+      app.handle(new Request(`http://localhost${path}`, { method, headers: key ? { "x-api-key": key } : {} }));
+    await send("GET", "/handovers/tenancies/ten-missing");
+    await send("POST", "/tasks/task-missing/cancel");
+    await send("GET", "/compliance/block-profiles");
+    await send("GET", "/handovers/tenancies/ten-any", null);
+    const requests = lines.filter((l) => l.msg === "request").map(({ requestId, durationMs, time, ...rest }) => rest);
+    expect(requests).toEqual([
+      {
+        level: "info",
+        msg: "request",
+        method: "GET",
+        keyId: ws.keyId,
+        workspaceId: ws.id,
+        route: "handovers.forTenancy",
+        params: { tenancyId: "ten-missing" },
+        status: 404,
+        error: "HandoverNotFound",
+      },
+      {
+        level: "info",
+        msg: "request",
+        method: "POST",
+        keyId: ws.keyId,
+        workspaceId: ws.id,
+        route: "tasks.cancel",
+        params: { id: "task-missing" },
+        status: 404,
+        error: "TaskNotFound",
+      },
+      {
+        level: "info",
+        msg: "request",
+        method: "GET",
+        keyId: ws.keyId,
+        workspaceId: ws.id,
+        route: "compliance.blockProfiles",
+        status: 200,
+      },
+      {
+        level: "info",
+        msg: "request",
+        method: "GET",
+        keyId: null,
+        workspaceId: null,
+        route: "handovers.forTenancy",
+        params: { tenancyId: "ten-any" },
+        status: 401,
+        error: "Unauthenticated",
+      },
+    ]);
+  });
+
+  test("an MCP tool call's line has the same fields; an HTTP-level refusal of /mcp has its tag", async () => {
+    const ws = await h.workspace();
+    const { log, lines } = capture();
+    const app = buildApp({ ...h.ctx, log });
+    const session = await connectHttp(app, { key: ws.key });
+    try {
+      await session.client.callTool({ name: "handovers_forTenancy", arguments: { tenancyId: "ten-missing" } });
+    } finally {
+      await session.close();
+    }
+    const call = lines.find((l) => l.msg === "request" && l.transport === "mcp");
+    expect(call).toMatchObject({
+      keyId: ws.keyId,
+      workspaceId: ws.id,
+      route: "handovers.forTenancy",
+      params: { tenancyId: "ten-missing" },
+      status: 404,
+      error: "HandoverNotFound",
+    });
+    const posts = lines.filter((l) => l.msg === "request" && l.route === "mcp" && l.method === "POST");
+    expect(posts.length).toBeGreaterThan(0);
+    expect(posts.map((l) => [l.keyId, l.workspaceId])).toEqual(posts.map(() => [ws.keyId, ws.id]));
+    // The client's GET (a stream) and DELETE (end of session) are refused before any key check: their tag says so.
+    for (const other of lines.filter((l) => l.msg === "request" && l.route === "mcp" && l.method !== "POST")) {
+      expect(other).toMatchObject({ status: 405, error: "MethodNotAllowed", workspaceId: null });
+    }
+
+    await app.handle(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { "x-api-key": "lk_nope", "content-type": "application/json" },
+        body: "{}",
+      }),
+    );
+    expect(lines.at(-1)).toMatchObject({
+      msg: "request",
+      route: "mcp",
+      keyId: null,
+      workspaceId: null,
+      status: 401,
+      error: "ApiKeyRejected",
+    });
+  });
+});
+
+describe("personal data stays out of info", () => {
+  test("the SMS outbox logs numbers and text only at debug", async () => {
+    const ws = await h.workspace();
+    const thread = await insertThread(h.database.db, ws.id, { address: "+447700900555" });
+    const body = "Your keys are ready, Mrs Example.";
+    const queued = await h.request("POST", `/telephony/sms/threads/${thread}/messages`, {
+      key: ws.key,
+      body: { body },
+    });
+    expect(queued.status).toBe(202);
+    const { log, lines } = capture();
+    const sms = { workspaceId: ws.id, messageId: queued.body.id, from: "+447700900001", to: "+447700900555", body };
+    await h.database.db.begin((tx) => outboxProvider(log).send(tx, sms));
+    const info = lines.filter((l) => l.level !== "debug");
+    expect(info).toEqual([
+      { level: "info", msg: "sms outbox", workspaceId: ws.id, messageId: sms.messageId, characters: sms.body.length },
+    ]);
+    expect(JSON.stringify(lines.filter((l) => l.level === "debug"))).toContain(sms.to);
+  });
+
+  test("the email outbox logs the address only at debug", async () => {
+    const { log, lines } = capture();
+    const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), "lettings-log-")) });
+    const mailer = createMailer(config, log);
+    await mailer.send({
+      reference: "invitation-log",
+      messageId: "<invitation-log@lettings.test>",
+      to: "jane.landlord@example.com",
+      subject: "Acme invites you to the landlord portal",
+      text: "Hello",
+      html: "<p>Hello</p>",
+    });
+    const info = JSON.stringify(lines.filter((l) => l.level !== "debug"));
+    expect(info).toContain("outbox");
+    expect(info).not.toContain("jane.landlord");
+    expect(JSON.stringify(lines.filter((l) => l.level === "debug"))).toContain("jane.landlord@example.com");
+  });
+});
