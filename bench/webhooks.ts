@@ -1,6 +1,7 @@
 /**
  * `bun run bench:webhooks` (and the end of `bun run bench`): webhook deliveries a second to a local receiver (64 subscriptions × POST /companies),
- * and POST /companies throughput with no subscription vs one active subscription (the outbox and delivery cost).
+ * and POST /companies throughput with no subscription vs one active subscription (the outbox and delivery cost): a
+ * phase with the subscription lasts until its last delivery is made.
  * Runs the real service (`bun src/main.ts`, workers on) on a fresh database of DATABASE_URL's server (else the
  * embedded Postgres). Settings: BENCH_SECONDS (5, per write phase), BENCH_EVENTS (100 companies for the delivery
  * run), BENCH_CONNECTIONS (16). Prints one JSON object.
@@ -12,6 +13,7 @@ import { createApiKey } from "../src/core/api_keys.ts";
 import { allScopes } from "../src/core/groups.ts";
 import { createWorkspace } from "../src/core/workspaces.ts";
 import { createSubscription } from "../src/webhooks/subscriptions.ts";
+import { cpuPerRequest, sampleCpu } from "./cpu.ts";
 import { createBenchDatabase, openServer } from "./database.ts";
 import { root, startService } from "./service.ts";
 
@@ -61,7 +63,7 @@ try {
     await res.arrayBuffer();
     if (res.status !== 201) throw new Error(`POST /companies answered ${res.status}`);
   };
-  /** POST /companies with `connections` loops for `seconds`; returns requests a second. */
+  /** POST /companies with `connections` loops for `seconds`; returns how many were created. */
   const writePhase = async () => {
     let done = 0;
     const end = performance.now() + seconds * 1000;
@@ -70,7 +72,13 @@ try {
         while (performance.now() < end) await create(done++);
       }),
     );
-    return Math.round(done / seconds);
+    return done;
+  };
+  /** Milliseconds until no delivery is pending (the workers caught up with the writes). */
+  const drain = async () => {
+    const started = performance.now();
+    while ((await db`select 1 from event_deliveries where status = 'pending' limit 1`).length) await Bun.sleep(20);
+    return performance.now() - started;
   };
   const subscribe = (path: string, events = "company.created") =>
     createSubscription(
@@ -81,28 +89,56 @@ try {
 
   progress("warm-up");
   await writePhase();
-  // Alternate the two conditions so drift (caches, autovacuum) falls on both.
+  // Alternate the two conditions so drift (caches, autovacuum) falls on both. A phase with a subscription lasts until
+  // its last delivery is made: writes whose deliveries lag behind are not free, they are paid for after the phase.
   const none: number[] = [];
   const one: number[] = [];
-  progress("writes with no subscription");
-  none.push(await writePhase());
+  const backlogSeconds: number[] = [];
+  /** CPU µs a write (the service, Postgres, and this process: the load and the receiver) in each arm, summed. */
+  const cpu = {
+    none: { service: 0, postgres: 0, bench: 0, writes: 0 },
+    one: { service: 0, postgres: 0, bench: 0, writes: 0 },
+  };
+  const measured = async (arm: "none" | "one", phase: () => Promise<number>) => {
+    const before = sampleCpu(service.pid);
+    const self = process.cpuUsage();
+    const writes = await phase();
+    const used = cpuPerRequest(before, sampleCpu(service.pid), 1);
+    const bench = process.cpuUsage(self);
+    cpu[arm].service += used.serviceMicros ?? 0;
+    cpu[arm].postgres += used.postgresMicros ?? 0;
+    cpu[arm].bench += bench.user + bench.system;
+    cpu[arm].writes += writes;
+    return writes;
+  };
+  const perWrite = (arm: "none" | "one") => {
+    const c = cpu[arm];
+    const micros = (v: number) => Math.round(v / c.writes);
+    return { service: micros(c.service), postgres: micros(c.postgres), bench: micros(c.bench) };
+  };
   const single = await subscribe("one");
-  progress("writes with one active subscription");
-  one.push(await writePhase());
+  for (let round = 0; round < 2; round++) {
+    await db`update webhook_subscriptions set status = 'disabled' where id = ${single.id}`;
+    progress("writes with no active subscription");
+    none.push(Math.round((await measured("none", writePhase)) / seconds));
+    await db`update webhook_subscriptions set status = 'active' where id = ${single.id}`;
+    progress("writes with one active subscription, until every delivery is made");
+    let lag = 0;
+    const written = await measured("one", async () => {
+      const n = await writePhase();
+      lag = await drain();
+      return n;
+    });
+    backlogSeconds.push(Math.round(lag) / 1000);
+    one.push(Math.round(written / (seconds + lag / 1000)));
+  }
   await db`update webhook_subscriptions set status = 'disabled' where id = ${single.id}`;
-  progress("writes with no active subscription");
-  none.push(await writePhase());
-  await db`update webhook_subscriptions set status = 'active' where id = ${single.id}`;
-  progress("writes with one active subscription");
-  one.push(await writePhase());
-  await db`update webhook_subscriptions set status = 'disabled' where id = ${single.id}`;
-  // Let the single subscription's backlog drain before the delivery run.
-  while ((await db`select 1 from event_deliveries where status = 'pending' limit 1`).length) await Bun.sleep(200);
 
   progress(`deliveries: 64 subscriptions × ${eventsWanted} companies`);
   for (let i = 0; i < 64; i++) await subscribe(`s${i}`);
   const before = received;
   const wanted = 64 * eventsWanted;
+  const cpuBefore = sampleCpu(service.pid);
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -114,12 +150,16 @@ try {
   const deadline = started + 600_000;
   while (received - before < wanted && performance.now() < deadline) await Bun.sleep(20);
   const deliveredMs = performance.now() - started;
+  // The service and Postgres CPU of the run, a delivery (the 50 writes' share is small beside 64 deliveries each).
+  const cpuADelivery = cpuPerRequest(cpuBefore, sampleCpu(service.pid), received - before);
   const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
   const report = {
     writes: {
       scenario: `POST /companies, ${connections} connections, ${seconds} s a phase, alternating`,
       noSubscriptionPerSecond: none,
       oneSubscriptionPerSecond: one,
+      backlogSecondsAfterPhase: backlogSeconds,
+      cpuMicrosAWrite: { noSubscription: perWrite("none"), oneSubscription: perWrite("one") },
       costPercent: Math.round((1 - mean(one) / mean(none)) * 1000) / 10,
     },
     deliveries: {
@@ -129,6 +169,7 @@ try {
       writesSeconds: Math.round(writtenMs) / 1000,
       allDeliveredSeconds: Math.round(deliveredMs) / 1000,
       deliveredPerSecond: Math.round(((received - before) * 1000) / deliveredMs),
+      cpuMicrosADelivery: { service: cpuADelivery.serviceMicros, postgres: cpuADelivery.postgresMicros },
     },
   };
   console.log(JSON.stringify(report, null, 2));

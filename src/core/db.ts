@@ -79,6 +79,17 @@ export function connect(
 }
 
 /**
+ * A query planned at each execution (an unnamed statement) rather than prepared once per connection. For statements
+ * over a table whose size swings, as a queue's does: a prepared statement's generic plan is made after its first
+ * executions and kept, so a plan chosen while the table was nearly empty (a sequential scan and a hash join) went on
+ * reading every row once it held tens of thousands. Planning again costs well under a millisecond.
+ */
+export function unprepared<T extends postgres.PendingQuery<any>>(query: T): T {
+  (query as unknown as { options: { prepare: boolean } }).options.prepare = false;
+  return query;
+}
+
+/**
  * Whether `url` leads through a connection pooler (PgBouncer, a managed provider's): the backend that runs a query is
  * not the one whose cancel key the connection was given at start-up, because a pooler answers start-up itself with a
  * key of its own. A direct connection's key carries its backend's pid. One short-lived connection, one statement.

@@ -13,19 +13,31 @@ import { startDispatcher } from "./dispatcher.ts";
 import { WebhookUrlRefused } from "./errors.ts";
 import { webhookDisabled } from "./events.ts";
 import {
-  abandonDelivery,
-  claimDelivery,
+  abandonDeliveries,
+  claimDeliveries,
   noteSubscriptionFailure,
   recordAttempt,
   recordDelivered,
   type AttemptRecord,
   type ClaimedDelivery,
+  type DeliveryKey,
 } from "./queries.ts";
 import { signatureHeader } from "./signature.ts";
 
-/** The data of a delivery job. */
+/**
+ * The data of a delivery job: the deliveries it attempts, each as [workspaceId, id]. The dispatcher puts up to
+ * `deliveriesPerJob` new deliveries in one job (one job and one claim for many, not one each); a retry is a job of one.
+ */
 export interface DeliveryJob {
-  deliveryId: string;
+  deliveries: [workspaceId: string, id: string][];
+}
+
+/** Most deliveries in one job: they are claimed in one statement, POSTed together and recorded together. */
+export const deliveriesPerJob = 50;
+
+/** The job of the given deliveries. */
+export function deliveryJob(keys: DeliveryKey[]): DeliveryJob {
+  return { deliveries: keys.map((k) => [k.workspaceId, k.id]) };
 }
 
 /** Bytes of a receiver's answer kept with the attempt. */
@@ -34,8 +46,8 @@ export const responseCap = 1024;
 export const disableAfterDays = 5;
 
 /**
- * The queue's own retries cover only an attempt that did not finish (a crash: the heartbeat stops; or the delivery
- * held by another worker); the retry schedule of failed attempts is the delivery's, each attempt a job of its own.
+ * The queue's own retries cover only a job that did not finish (a crash: the heartbeat stops; or a delivery held by
+ * another worker); the retry schedule of failed attempts is the delivery's, each retry a job of its own.
  */
 export const deliveryQueuePolicy: QueuePolicy = {
   retryLimit: 20,
@@ -123,7 +135,8 @@ export async function post(
     try {
       body = storable(await readCapped(res, responseCap, deadline), responseCap);
     } catch (e) {
-      error = `reading the answer: ${(e as Error).message}`;
+      const why = controller.signal.aborted ? `timed out after ${timeoutMs} ms` : (e as Error).message;
+      error = `reading the answer: ${why}`;
     }
     return { status: res.status, body, error };
   } catch (e) {
@@ -148,12 +161,9 @@ async function settleFailure(ctx: AppContext, tx: Tx, claimed: ClaimedDelivery, 
     retry ? { kind: "retry", inSeconds: delays[claimed.attempt - 1]! } : { kind: "failed" },
   );
   if (retry) {
-    await ctx.jobs.send(
-      tx,
-      queues.webhookDeliver,
-      { deliveryId: record.deliveryId },
-      { startAfter: delays[claimed.attempt - 1]! },
-    );
+    await ctx.jobs.send(tx, queues.webhookDeliver, deliveryJob([claimed]), {
+      startAfter: delays[claimed.attempt - 1]!,
+    });
   }
   const disabled = await noteSubscriptionFailure(tx, claimed.workspaceId, claimed.subscriptionId, disableAfterDays);
   if (disabled) {
@@ -168,83 +178,124 @@ async function settleFailure(ctx: AppContext, tx: Tx, claimed: ClaimedDelivery, 
   return retry ? "retry" : "failed";
 }
 
-/** The delivery is held by another worker: pg-boss retries the job later. */
+/** A delivery is held by another worker: pg-boss retries the job later (what this one settled is done by then). */
 class DeliveryHeld extends Error {}
 
-/** Makes one attempt of a delivery, if it is due and not held. */
-export async function attemptDelivery(ctx: AppContext, deliveryId: string): Promise<DeliveryOutcome> {
-  const leaseSeconds = Math.ceil(ctx.config.webhookTimeoutMs / 1000) + 15;
-  const claimed = await claimDelivery(ctx.db, deliveryId, leaseSeconds);
-  if (claimed === "done") return "done_before";
-  if (claimed === "not_due") return "not_due";
-  if (claimed === "held") throw new DeliveryHeld(`delivery ${deliveryId} is being attempted by another worker`);
-  if (claimed.subscriptionStatus !== "active" || claimed.body === null) {
-    await abandonDelivery(ctx.db, deliveryId, true);
-    return "abandoned";
-  }
+/**
+ * Makes one attempt of a claimed delivery: checks the URL again (DNS may have changed; once a URL a batch) and POSTs.
+ * Never throws: whatever goes wrong is the attempt's error. `ok`: the receiver answered 2xx.
+ */
+async function attempt(
+  ctx: AppContext,
+  claimed: ClaimedDelivery,
+  urlChecks: Map<string, Promise<URL>>,
+): Promise<AttemptRecord & { ok: boolean }> {
   const startedAt = new Date();
   let exchange: Exchange;
   try {
-    await checkWebhookUrl(claimed.url, { allowPrivate: ctx.config.webhooksAllowPrivate });
+    let check = urlChecks.get(claimed.url);
+    if (!check) {
+      check = checkWebhookUrl(claimed.url, { allowPrivate: ctx.config.webhooksAllowPrivate });
+      urlChecks.set(claimed.url, check);
+    }
+    await check;
     exchange = await post(claimed, ctx.config.webhookTimeoutMs, startedAt.getTime());
   } catch (error) {
-    if (!(error instanceof WebhookUrlRefused)) throw error;
-    exchange = { status: null, body: null, error: `refused: ${error.fields.reason}` };
+    const reason = error instanceof WebhookUrlRefused ? `refused: ${error.fields.reason}` : String(error);
+    exchange = { status: null, body: null, error: reason };
   }
   const ok = exchange.status !== null && exchange.status >= 200 && exchange.status < 300;
-  const record: AttemptRecord = {
+  return {
+    ok,
     workspaceId: claimed.workspaceId,
-    deliveryId,
+    deliveryId: claimed.id,
     attempt: claimed.attempt,
     startedAt,
     durationMs: Date.now() - startedAt.getTime(),
     responseStatus: exchange.status,
     responseBody: exchange.body,
-    error: exchange.error ?? (ok ? null : `answered ${exchange.status}`),
+    error: storableError(exchange.error ?? (ok ? null : `answered ${exchange.status}`)),
   };
-  // A success is one statement; a failure may queue a job and record an event, so it takes a transaction.
-  if (ok) {
-    await recordDelivered(ctx.db, record, claimed.subscriptionId);
-    return "delivered";
+}
+
+/** An error message Postgres can store (as text and inside JSON): no NUL, no lone surrogate, at most 2,000 chars. */
+function storableError(message: string | null): string | null {
+  return message === null ? null : message.replaceAll("\u0000", "").slice(0, 2000).toWellFormed();
+}
+
+/**
+ * Makes one attempt of each given delivery that is due and not held, together: one statement claims them all, the
+ * POSTs run at once, one statement records every success; a failure, which may queue a retry and record an event,
+ * takes a transaction of its own. Answers each delivery's outcome, in the order given; throws `DeliveryHeld` after
+ * settling the rest when another worker holds one of them.
+ */
+export async function attemptDeliveries(ctx: AppContext, keys: DeliveryKey[]): Promise<DeliveryOutcome[]> {
+  const leaseSeconds = Math.ceil(ctx.config.webhookTimeoutMs / 1000) + 15;
+  const { claimed, unclaimed } = await claimDeliveries(ctx.db, keys, leaseSeconds);
+  const outcomes = new Map<string, DeliveryOutcome>();
+  const live = claimed.filter((c) => c.subscriptionStatus === "active" && c.body !== null);
+  const dead = claimed.filter((c) => !live.includes(c));
+  if (dead.length) {
+    await abandonDeliveries(ctx.db, dead, true);
+    for (const c of dead) outcomes.set(c.id, "abandoned");
   }
-  return ctx.db.begin((tx) => settleFailure(ctx, tx, claimed, record));
+  const urlChecks = new Map<string, Promise<URL>>();
+  const records = await Promise.all(live.map((c) => attempt(ctx, c, urlChecks)));
+  const delivered = records.flatMap((r, i) => (r.ok ? [{ ...r, subscriptionId: live[i]!.subscriptionId }] : []));
+  await recordDelivered(ctx.db, delivered);
+  for (const r of delivered) outcomes.set(r.deliveryId, "delivered");
+  for (const [i, r] of records.entries()) {
+    if (r.ok) continue;
+    outcomes.set(r.deliveryId, await ctx.db.begin((tx) => settleFailure(ctx, tx, live[i]!, r)));
+  }
+  const held: string[] = [];
+  for (const [id, why] of unclaimed) {
+    if (why === "held") held.push(id);
+    outcomes.set(id, why === "done" ? "done_before" : "not_due");
+  }
+  if (held.length) throw new DeliveryHeld(`deliveries ${held.join(", ")} are being attempted by another worker`);
+  return keys.map((k) => outcomes.get(k.id)!);
 }
 
 /** Starts the dispatcher and the delivery worker. */
 export async function startWebhookWorkers(ctx: AppContext): Promise<void> {
   await ensureDeliveryQueue(ctx.jobs);
   const boss = await ctx.jobs.boss();
+  // Two jobs a fetch, fetched again at once while fetches come back full (pg-boss ignores burstWhenBatchFull at a
+  // batch of one, and would wait the polling interval after every job); two such loops a process.
   await boss.work(
     queues.webhookDeliver,
     {
       includeMetadata: true,
       perJobResults: true,
-      batchSize: 20,
+      batchSize: 2,
       burstWhenBatchFull: true,
       pollingIntervalSeconds: 0.5,
       localConcurrency: 2,
     },
-    (batch: JobWithMetadata<DeliveryJob>[]) =>
+    (jobs: JobWithMetadata<DeliveryJob>[]) =>
       Promise.all(
-        batch.map(async (job): Promise<JobResult> => {
+        jobs.map(async (job): Promise<JobResult> => {
+          const keys = job.data.deliveries.map(([workspaceId, id]) => ({ workspaceId, id }));
           try {
-            const outcome = await attemptDelivery(ctx, job.data.deliveryId);
-            ctx.log.debug("webhook delivery", { deliveryId: job.data.deliveryId, outcome });
-            return { id: job.id, status: "completed", output: { outcome } };
+            const outcomes = await attemptDeliveries(ctx, keys);
+            ctx.log.debug("webhook deliveries", { deliveries: keys.length, outcomes });
+            return { id: job.id, status: "completed", output: { outcomes } };
           } catch (error) {
             const message = String((error as Error)?.message ?? error);
-            ctx.log.warn("webhook delivery job failed", { deliveryId: job.data.deliveryId, error: message });
+            ctx.log.warn("webhook delivery job failed", { deliveries: keys.length, error: message });
             return { id: job.id, status: "failed", output: { error: message } };
           }
         }),
       ),
   );
-  // A job that gave up (every try interrupted) leaves its delivery failed.
+  // A job that gave up (every try interrupted) leaves its pending deliveries failed.
   await boss.work(
     deliveryQueuePolicy.deadLetter!,
     { pollingIntervalSeconds: 5 },
     async ([job]: { data: DeliveryJob }[]) => {
-      await abandonDelivery(ctx.db, job!.data.deliveryId, false);
+      const keys = job!.data.deliveries.map(([workspaceId, id]) => ({ workspaceId, id }));
+      await abandonDeliveries(ctx.db, keys, false);
     },
   );
   startDispatcher(ctx);

@@ -1,11 +1,13 @@
 /**
  * The dispatcher: follows every workspace's events in commit order (the feed's horizon) and, for each event and each
- * active subscription that wants it, creates a delivery and its first job, in one transaction with its position.
+ * active subscription that wants it, creates a delivery, and queues the new deliveries' first attempts as jobs of up to
+ * `deliveriesPerJob` deliveries, in one transaction with its position.
  * One process at a time holds the position's row lock; the others skip. A crash before the commit loses nothing.
  */
 import { ulid } from "ulid";
 import { bossDb, queues } from "../core/jobs.ts";
 import type { AppContext } from "../core/operation.ts";
+import { deliveriesPerJob, deliveryJob } from "./deliver.ts";
 import { dispatchBatch, insertDeliveries, lockDispatchPosition } from "./queries.ts";
 
 /** Events dispatched in one transaction. */
@@ -34,11 +36,11 @@ export async function dispatchOnce(
     const last = batch[batch.length - 1]!;
     await insertDeliveries(tx, deliveries, { tx: last.tx, id: last.eventId });
     if (deliveries.length) {
-      await boss.insert(
-        queues.webhookDeliver,
-        deliveries.map((d) => ({ data: { deliveryId: d.id } })),
-        { db: bossDb(tx) },
-      );
+      const jobs = [];
+      for (let i = 0; i < deliveries.length; i += deliveriesPerJob) {
+        jobs.push({ data: deliveryJob(deliveries.slice(i, i + deliveriesPerJob)) });
+      }
+      await boss.insert(queues.webhookDeliver, jobs, { db: bossDb(tx) });
     }
     return { events: batch.length, deliveries: deliveries.length };
   });

@@ -1,6 +1,6 @@
 /** The SQL of webhook subscriptions, their secrets, the dispatcher and the deliveries. */
 import type { Static } from "@sinclair/typebox";
-import type { Db, Tx } from "../core/db.ts";
+import { unprepared, type Db, type Tx } from "../core/db.ts";
 import { eventJson, feedHorizon } from "../events/queries.ts";
 import type { WebhookDelivery, WebhookSubscription } from "./schema.ts";
 
@@ -81,10 +81,13 @@ export async function rotateSecret(
   return { previousSecretsExpireAt: row!.expiresAt };
 }
 
-/** A subscription's recent deliveries (newest first) with their last attempt; `failed` keeps the failing ones. */
+/**
+ * A subscription's recent deliveries, newest event first, with their last attempt; `failed` keeps the failing ones.
+ * Read backwards along the (workspace, subscription, event) key.
+ */
 export async function deliveriesOf(
   db: Sql,
-  subscriptionId: string,
+  subscription: { workspaceId: string; id: string },
   failed: boolean,
   limit = 50,
 ): Promise<Static<typeof WebhookDelivery>[]> {
@@ -96,12 +99,13 @@ export async function deliveriesOf(
       'lastAttempt', (select json_build_object(
           'attempt', a.attempt, 'startedAt', iso(a.started_at), 'responseStatus', a.response_status,
           'durationMs', a.duration_ms, 'error', a.error, 'responseBody', a.response_body)
-        from event_delivery_attempts a where a.delivery_id = d.id order by a.attempt desc limit 1)) as delivery
+        from event_delivery_attempts a where a.workspace_id = d.workspace_id and a.delivery_id = d.id
+        order by a.attempt desc limit 1)) as delivery
     from event_deliveries d
     join events e on e.workspace_id = d.workspace_id and e.id = d.event_id
-    where d.subscription_id = ${subscriptionId}
+    where d.workspace_id = ${subscription.workspaceId} and d.subscription_id = ${subscription.id}
       ${failed ? db`and (d.status = 'failed' or (d.status = 'pending' and d.attempts > 0))` : db``}
-    order by d.created_at desc, d.id desc
+    order by d.event_id desc
     limit ${limit}`;
   return rows.map((r) => r.delivery);
 }
@@ -148,10 +152,15 @@ export async function insertDeliveries(
   await tx`update event_dispatch set tx_id = ${position.tx}::xid8, event_id = ${position.id}`;
 }
 
-/** What an attempt needs: the delivery claimed for `leaseSeconds`, its subscription, body and live secrets. */
-export interface ClaimedDelivery {
-  attempt: number;
+/** A delivery named by its key. */
+export interface DeliveryKey {
   workspaceId: string;
+  id: string;
+}
+
+/** What an attempt needs: the delivery claimed for `leaseSeconds`, its subscription, body and live secrets. */
+export interface ClaimedDelivery extends DeliveryKey {
+  attempt: number;
   eventId: string;
   subscriptionId: string;
   subscriptionStatus: "active" | "disabled";
@@ -160,33 +169,54 @@ export interface ClaimedDelivery {
   secrets: string[];
 }
 
+/** Why a delivery was not claimed: delivered or failed already, held by another worker, or not due yet. */
+export type Unclaimed = "done" | "held" | "not_due";
+
 /**
- * Claims a pending delivery that is due and not held by another worker (counting the attempt); undefined with the
- * reason when it cannot: `done` (delivered or failed already), `held` (another worker is at it), `not_due`.
+ * Claims, in one statement, the given deliveries that are pending, due and not held by another worker (counting the
+ * attempt); says for each of the others why not. A row another worker is claiming at this instant is skipped (held).
  */
-export async function claimDelivery(
+export async function claimDeliveries(
   db: Db,
-  id: string,
+  keys: DeliveryKey[],
   leaseSeconds: number,
-): Promise<ClaimedDelivery | "done" | "held" | "not_due"> {
-  const [row] = await db<ClaimedDelivery[]>`
+): Promise<{ claimed: ClaimedDelivery[]; unclaimed: Map<string, Unclaimed> }> {
+  const workspaceIds = keys.map((k) => k.workspaceId);
+  const ids = keys.map((k) => k.id);
+  const claimed = await unprepared(db<ClaimedDelivery[]>`
+    with c as (
+      select d.workspace_id, d.id from event_deliveries d
+      join unnest(${workspaceIds}::text[], ${ids}::text[]) as u (workspace_id, id)
+        on d.workspace_id = u.workspace_id and d.id = u.id
+      where d.status = 'pending' and (d.leased_until is null or d.leased_until < now())
+        and d.next_attempt_at <= now() + interval '1 second'
+      for update of d skip locked
+    )
     update event_deliveries d
     set leased_until = now() + make_interval(secs => ${leaseSeconds}), attempts = d.attempts + 1
-    from webhook_subscriptions s
-    where d.id = ${id} and s.workspace_id = d.workspace_id and s.id = d.subscription_id and d.status = 'pending'
-      and (d.leased_until is null or d.leased_until < now()) and d.next_attempt_at <= now() + interval '1 second'
-    returning d.attempts as attempt, d.workspace_id, d.event_id, s.id as subscription_id,
+    from c, webhook_subscriptions s
+    where d.workspace_id = c.workspace_id and d.id = c.id
+      and s.workspace_id = d.workspace_id and s.id = d.subscription_id
+    returning d.id, d.attempts as attempt, d.workspace_id, d.event_id, s.id as subscription_id,
       s.status as subscription_status, s.url,
       (select ${eventJson(db)}::text from events e where e.workspace_id = d.workspace_id and e.id = d.event_id) as body,
       array(select k.secret from webhook_secrets k
             where k.workspace_id = s.workspace_id and k.subscription_id = s.id
               and (k.expires_at is null or k.expires_at > now())
-            order by k.created_at, k.id) as secrets`;
-  if (row) return row;
-  const [state] = await db<{ status: string; held: boolean }[]>`
-    select status, coalesce(leased_until >= now(), false) as held from event_deliveries where id = ${id}`;
-  if (!state || state.status !== "pending") return "done";
-  return state.held ? "held" : "not_due";
+            order by k.created_at, k.id) as secrets`);
+  const unclaimed = new Map<string, Unclaimed>();
+  if (claimed.length === keys.length) return { claimed, unclaimed };
+  const got = new Set(claimed.map((c) => c.id));
+  const rest = keys.filter((k) => !got.has(k.id));
+  const states = await db<{ id: string; status: string; held: boolean }[]>`
+    select d.id, d.status,
+      coalesce(d.leased_until >= now(), false) or d.next_attempt_at <= now() + interval '1 second' as held
+    from event_deliveries d
+    join unnest(${rest.map((k) => k.workspaceId)}::text[], ${rest.map((k) => k.id)}::text[]) as u (workspace_id, id)
+      on d.workspace_id = u.workspace_id and d.id = u.id`;
+  for (const k of rest) unclaimed.set(k.id, "done");
+  for (const s of states) if (s.status === "pending") unclaimed.set(s.id, s.held ? "held" : "not_due");
+  return { claimed, unclaimed };
 }
 
 /** One attempt's outcome, as recorded. */
@@ -221,21 +251,43 @@ export async function recordAttempt(
     where workspace_id = ${a.workspaceId} and id = ${a.deliveryId}`;
 }
 
-/** Records a delivered attempt, settles its delivery and clears the subscription's failure clock, in one statement. */
-export async function recordDelivered(db: Sql, a: AttemptRecord, subscriptionId: string): Promise<void> {
-  await db`
-    with a as (
+/**
+ * Records delivered attempts, settles their deliveries and clears their subscriptions' failure clocks, in one
+ * statement for the whole batch.
+ */
+export async function recordDelivered(
+  db: Sql,
+  attempts: (AttemptRecord & { subscriptionId: string })[],
+): Promise<void> {
+  if (!attempts.length) return;
+  const rows = attempts.map((a) => ({
+    workspace_id: a.workspaceId,
+    delivery_id: a.deliveryId,
+    subscription_id: a.subscriptionId,
+    attempt: a.attempt,
+    started_at: a.startedAt.toISOString(),
+    duration_ms: a.durationMs,
+    response_status: a.responseStatus,
+    response_body: a.responseBody,
+    error: a.error,
+  }));
+  await unprepared(db`
+    with r as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r (
+        workspace_id text, delivery_id text, subscription_id text, attempt integer, started_at timestamptz,
+        duration_ms integer, response_status integer, response_body text, error text)
+    ), a as (
       insert into event_delivery_attempts (
-        workspace_id, delivery_id, attempt, started_at, duration_ms, response_status, response_body)
-      values (${a.workspaceId}, ${a.deliveryId}, ${a.attempt}, ${a.startedAt}, ${a.durationMs}, ${a.responseStatus},
-              ${a.responseBody})
+        workspace_id, delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
+      select workspace_id, delivery_id, attempt, started_at, duration_ms, response_status, response_body, error from r
       on conflict do nothing
     ), d as (
-      update event_deliveries set status = 'delivered', finished_at = now(), leased_until = null
-      where workspace_id = ${a.workspaceId} and id = ${a.deliveryId}
+      update event_deliveries d set status = 'delivered', finished_at = now(), leased_until = null
+      from r where d.workspace_id = r.workspace_id and d.id = r.delivery_id
     )
-    update webhook_subscriptions set failing_since = null
-    where workspace_id = ${a.workspaceId} and id = ${subscriptionId} and failing_since is not null`;
+    update webhook_subscriptions s set failing_since = null
+    from (select distinct workspace_id, subscription_id from r) r
+    where s.workspace_id = r.workspace_id and s.id = r.subscription_id and s.failing_since is not null`);
 }
 
 /**
@@ -263,10 +315,11 @@ export async function noteSubscriptionFailure(
   return row?.disabledNow ? row.subscription : undefined;
 }
 
-/** Marks a delivery failed; `claimed`: by the worker that just claimed it, which made no attempt after all. */
-export async function abandonDelivery(db: Sql, id: string, claimed: boolean): Promise<void> {
+/** Marks deliveries failed; `claimed`: by the worker that just claimed them, which made no attempt after all. */
+export async function abandonDeliveries(db: Sql, keys: DeliveryKey[], claimed: boolean): Promise<void> {
   await db`
-    update event_deliveries set status = 'failed', finished_at = now(), leased_until = null,
-      attempts = attempts - ${claimed ? 1 : 0}
-    where id = ${id} and status = 'pending'`;
+    update event_deliveries d set status = 'failed', finished_at = now(), leased_until = null,
+      attempts = d.attempts - ${claimed ? 1 : 0}
+    from unnest(${keys.map((k) => k.workspaceId)}::text[], ${keys.map((k) => k.id)}::text[]) as u (workspace_id, id)
+    where d.workspace_id = u.workspace_id and d.id = u.id and d.status = 'pending'`;
 }

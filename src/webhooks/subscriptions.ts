@@ -71,7 +71,7 @@ export async function rotateSubscriptionSecret(
 
 /** A subscription's recent deliveries, newest first, with their last attempt. */
 export async function subscriptionDeliveries(db: Db, id: string, failed: boolean) {
-  const [found] = await db`select 1 from webhook_subscriptions where id = ${id}`;
+  const [found] = await db<{ workspaceId: string }[]>`select workspace_id from webhook_subscriptions where id = ${id}`;
   if (!found) throw new WebhookNotFound({ id });
-  return { deliveries: await deliveriesOf(db, id, failed) };
+  return { deliveries: await deliveriesOf(db, { workspaceId: found.workspaceId, id }, failed) };
 }

@@ -7,6 +7,7 @@ import { eventsPurgeCron, startEventsPurge } from "../../src/events/purge.ts";
 import { recordEvent } from "../../src/events/record.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { insertTask } from "../tasks/fixtures.ts";
+import { createSubscription } from "../../src/webhooks/subscriptions.ts";
 
 const h = await harness();
 const db = h.database.db;
@@ -163,11 +164,25 @@ describe("filters, pages and refusals", () => {
 });
 
 describe("the purge", () => {
-  test("deletes events older than the retention, keeps the others, and is scheduled daily", async () => {
+  test("deletes events older than the retention, their webhook deliveries and attempts with them, keeps the others, and is scheduled daily", async () => {
     const ws = await h.workspace();
-    await write(ws, "old");
-    await write(ws, "new");
+    const old = await write(ws, "old");
+    const recent = await write(ws, "new");
     await db`update events set occurred_at = now() - interval '31 days' where workspace_id = ${ws.id} and subject_id = 'old'`;
+    const sub = await createSubscription(
+      db,
+      { workspace: ws.slug, url: "http://127.0.0.1:9/hooks", events: "*" },
+      { allowPrivate: true },
+    );
+    for (const [id, eventId, age] of [
+      ["PURGE-OLD", old, "31 days"],
+      ["PURGE-NEW", recent, "0 days"],
+    ] as const) {
+      await db`insert into event_deliveries (id, workspace_id, event_id, subscription_id, created_at, status)
+               values (${id}, ${ws.id}, ${eventId}, ${sub.id}, now() - ${age}::interval, 'delivered')`;
+      await db`insert into event_delivery_attempts (workspace_id, delivery_id, attempt, started_at, duration_ms)
+               values (${ws.id}, ${id}, 1, now() - ${age}::interval, 5)`;
+    }
     await startEventsPurge(h.ctx);
     const boss = await h.ctx.jobs.boss();
     const schedules = await boss.getSchedules(queues.eventsPurge);
@@ -178,5 +193,13 @@ describe("the purge", () => {
     while ((await boss.getJobById(queues.eventsPurge, jobId!))?.state !== "completed") await Bun.sleep(100);
     const left = await db<{ subjectId: string }[]>`select subject_id from events where workspace_id = ${ws.id}`;
     expect(left.map((r) => r.subjectId)).toEqual(["new"]);
+    const deliveries = await db<{ id: string; attempts: number }[]>`
+      select d.id, (select count(*)::int from event_delivery_attempts a
+                    where a.workspace_id = d.workspace_id and a.delivery_id = d.id) as attempts
+      from event_deliveries d where d.workspace_id = ${ws.id}`;
+    expect([...deliveries]).toEqual([{ id: "PURGE-NEW", attempts: 1 }]);
+    const orphans =
+      await db`select 1 from event_delivery_attempts where workspace_id = ${ws.id} and delivery_id = 'PURGE-OLD'`;
+    expect(orphans.length).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { loadConfig } from "../../src/config.ts";
 import type { AppContext } from "../../src/core/operation.ts";
-import { attemptDelivery, startWebhookWorkers } from "../../src/webhooks/deliver.ts";
+import { attemptDeliveries, startWebhookWorkers } from "../../src/webhooks/deliver.ts";
 import {
   createSubscription,
   rotateSubscriptionSecret,
@@ -211,7 +211,7 @@ describe("secrets and the subscription's health", () => {
     const [event] = await db<{ id: string }[]>`select id from events where workspace_id = ${ws.id}`;
     await db`insert into event_deliveries (id, workspace_id, event_id, subscription_id)
              values ('D-PRIVATE', ${ws.id}, ${event!.id}, ${sub.id})`;
-    expect(await attemptDelivery(strict, "D-PRIVATE")).toBe("retry");
+    expect(await attemptDeliveries(strict, [{ workspaceId: ws.id, id: "D-PRIVATE" }])).toEqual(["retry"]);
     const [attempt] = await db<
       { error: string }[]
     >`select error from event_delivery_attempts where delivery_id = 'D-PRIVATE'`;

@@ -9,8 +9,11 @@ export interface Received {
   at: number;
 }
 
-/** How the receiver answers one request: a status, a hang (never answers), or a slow, endless body. */
-export type Answer = number | "hang" | "endless";
+/**
+ * How the receiver answers one request: a status, a hang (never answers), a slow, endless body, or a 200 whose body
+ * stalls after its first bytes.
+ */
+export type Answer = number | "hang" | "endless" | "stall";
 
 /** A receiver on 127.0.0.1. */
 export interface Receiver {
@@ -68,6 +71,15 @@ export function startReceiver(options: { delayMs?: number } = {}): Receiver {
         if (options.delayMs) await Bun.sleep(options.delayMs);
         if (answer === "hang") {
           await new Promise(() => {});
+        }
+        if (answer === "stall") {
+          const stream = new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode("accepted, and then"));
+            },
+            pull: () => new Promise<void>(() => {}),
+          });
+          return new Response(stream, { status: 200 });
         }
         if (answer === "endless") {
           let sent = 0;
