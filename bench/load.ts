@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { driveWrk } from "./wrk.ts";
 import { cpuPerRequest, sampleCpu } from "./cpu.ts";
-import { requestMaker, type ScenarioName } from "./scenarios.ts";
+import { requestMaker, unexpectedAnswers, type ScenarioName } from "./scenarios.ts";
 import type { LoadPools } from "./seed.ts";
 
 /** What the parent asks for. */
@@ -25,6 +25,8 @@ export interface LoadSpec {
   generator: LoadGenerator;
   /** The service's pid: the measured window's CPU a request is read from /proc (bench/cpu.ts). */
   servicePid?: number;
+  /** The status every answer must have (the scenario's `expectStatus`); any 2xx when unset. */
+  expectStatus?: number;
 }
 
 /** The load generators the benchmark can drive. */
@@ -40,6 +42,10 @@ export interface LoadResult {
   p99Ms: number | null;
   meanMs: number | null;
   non2xx: number;
+  /** The status the scenario expects of every answer; null: any 2xx. */
+  expectStatus: number | null;
+  /** Answers with another status than the one expected: failures. */
+  unexpected: number;
   status5xx: number;
   /** Socket errors and timeouts. */
   errors: number;
@@ -68,7 +74,8 @@ async function drive(spec: LoadSpec, pools: LoadPools, seconds: number, runId: s
       {
         setupRequest: (request) => {
           const r = next();
-          return { ...request, method: r.method, path: r.path, body: r.body };
+          const headers = r.headers ? { ...request.headers, ...r.headers } : request.headers;
+          return { ...request, method: r.method, path: r.path, body: r.body, headers };
         },
       },
     ],
@@ -96,6 +103,8 @@ async function drive(spec: LoadSpec, pools: LoadPools, seconds: number, runId: s
     p99Ms: percentile(sorted, 99),
     meanMs: count ? Math.round((sum / count) * 100) / 100 : null,
     non2xx: result.non2xx,
+    expectStatus: spec.expectStatus ?? null,
+    unexpected: unexpectedAnswers(statusCounts, spec.expectStatus),
     status5xx: result["5xx"],
     errors: result.errors + result.timeouts,
     statusCounts,

@@ -57,6 +57,22 @@ function table(header: string[], rows: string[][]): string {
   ].join("\n");
 }
 
+/** The conditional stored-row reads (304) beside the full ones, when both ran: what a poller saves. */
+function conditionalLine(r: BenchReport): string[] {
+  const full = r.scenarios.find((s) => s.scenario === "handover");
+  const conditional = r.scenarios.find((s) => s.scenario === "handoverConditional");
+  if (!full || !conditional) return [];
+  const times = (a: number | null | undefined, b: number | null | undefined) =>
+    `${ratio(a ?? null, b ?? null)?.toFixed(2) ?? "-"}×`;
+  const rate = times(conditional.requestsPerSecond, full.requestsPerSecond);
+  const service = times(conditional.cpu?.serviceMicros, full.cpu?.serviceMicros);
+  const postgres = times(conditional.cpu?.postgresMicros, full.cpu?.postgresMicros);
+  return [
+    `If-None-Match (304) over full stored-row reads (200): req/s ${rate}, ` +
+      `CPU a request service ${service}, Postgres ${postgres}`,
+  ];
+}
+
 /** The report as text for stdout. */
 export function renderReport(r: BenchReport): string {
   const rows = r.scenarios.map((s) => [
@@ -65,7 +81,8 @@ export function renderReport(r: BenchReport): string {
     fmt(s.requestsPerSecond),
     fmt(s.p50Ms, 2),
     fmt(s.p99Ms, 2),
-    fmt(s.non2xx),
+    s.expectStatus === null ? "2xx" : String(s.expectStatus),
+    fmt(s.unexpected),
     fmt(s.status5xx),
     fmt(s.errors),
     s.ratioToBaseline.requestsPerSecond === null ? "-" : `${s.ratioToBaseline.requestsPerSecond.toFixed(2)}×`,
@@ -78,6 +95,7 @@ export function renderReport(r: BenchReport): string {
     fmt(b.transactionsPerSecond),
     fmt(b.p50Ms, 2),
     fmt(b.p99Ms, 2),
+    "-",
     "-",
     "-",
     fmt(b.failed),
@@ -94,6 +112,7 @@ export function renderReport(r: BenchReport): string {
       fmt(a.p99Ms, 2),
       "-",
       "-",
+      "-",
       fmt(a.failed),
       agenda ? (ratio(a.transactionsPerSecond, b.transactionsPerSecond)?.toFixed(2) ?? "-") + "×" : "-",
     ]);
@@ -108,7 +127,18 @@ export function renderReport(r: BenchReport): string {
     `Seed: ${(r.seed.ms / 1000).toFixed(1)} s (${counts})`,
     "",
     table(
-      ["scenario", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx", "5xx", "errors", "ratio to baseline"],
+      [
+        "scenario",
+        "connections",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "expected",
+        "unexpected",
+        "5xx",
+        "errors",
+        "ratio to baseline",
+      ],
       rows,
     ),
     "",
@@ -123,6 +153,7 @@ export function renderReport(r: BenchReport): string {
       )
       .join("; ")}`,
     `CPU a request over each measured window, service / Postgres: ${r.scenarios.map((s) => `${s.scenario} ${cpu(s.cpu?.serviceMicros)} / ${cpu(s.cpu?.postgresMicros)}`).join(", ")}`,
+    ...conditionalLine(r),
     `Peak RSS of the service: ${mib(r.peakRssKiB)} (per scenario: ${r.scenarios.map((s) => `${s.scenario} ${mib(s.peakRssKiB)}`).join(", ")})`,
     `Cold start (bun src/main.ts to first /health 200): ${fmt(r.coldStart.migratedDatabaseMs)} ms on a migrated database, ` +
       `${fmt(r.coldStart.emptyDatabaseMs)} ms on an empty one (migrations applied)`,

@@ -18,6 +18,7 @@ import { createBenchDatabase, openServer, timeEmbeddedFirstStart } from "./datab
 import { root, startService, type ServiceProcess } from "./service.ts";
 import { loadPools, seedWorkspace, verifySeed } from "./seed.ts";
 import { scenarios } from "./scenarios.ts";
+import { collectHandoverEtags } from "./etags.ts";
 import { agendaBaselineScript, combineBaselines, runBaseline, type BaselineRun } from "./baseline.ts";
 import { ratio, renderReport, type BenchReport, type ScenarioReport } from "./report.ts";
 import type { LoadGenerator, LoadResult, LoadSpec } from "./load.ts";
@@ -198,6 +199,12 @@ try {
     const connections = scenario.oncePerTenancy
       ? Math.min(scenario.connections, pools.tenancyIds.length)
       : scenario.connections;
+    if (scenario.conditional && !pools.handoverEtags) {
+      // After the first reads stored the rows: the tags the conditional requests name (bench/etags.ts).
+      progress(`collecting the ETags of ${pools.tenancyIds.length} tenancies' handover rows`);
+      pools.handoverEtags = await collectHandoverEtags(service.url, key.key, pools.tenancyIds);
+      writeFileSync(poolsFile, JSON.stringify(pools));
+    }
     progress(`${scenario.label}: ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s`);
     if (scenario.baselineAround) await baselineRun("before");
     service.resetPeak();
@@ -211,6 +218,7 @@ try {
       runId: `${runId}-${scenario.name}`,
       poolsFile,
       servicePid: service.pid,
+      ...(scenario.expectStatus ? { expectStatus: scenario.expectStatus } : {}),
       // wrk only runs for a duration: a request per tenancy, exactly, is autocannon's `amount`.
       ...(scenario.oncePerTenancy
         ? { amount: pools.tenancyIds.length, generator: "autocannon" as const }

@@ -2,7 +2,13 @@
 import type { LoadPools } from "./seed.ts";
 
 /** A scenario's name. */
-export type ScenarioName = "handoverFirst" | "handover" | "agenda" | "duplicateCheck" | "createCompany";
+export type ScenarioName =
+  | "handoverFirst"
+  | "handover"
+  | "handoverConditional"
+  | "agenda"
+  | "duplicateCheck"
+  | "createCompany";
 
 /** One scenario: its label in the table, its connections, and how to make a request. */
 export interface Scenario {
@@ -13,6 +19,10 @@ export interface Scenario {
   oncePerTenancy?: boolean;
   /** The pgbench baseline runs right before and right after this scenario. */
   baselineAround?: boolean;
+  /** Its requests carry If-None-Match: the tenancies' ETags are collected before it runs (bench/etags.ts). */
+  conditional?: boolean;
+  /** The status every answer must have; any 2xx when unset. Another status counts as unexpected (a failure). */
+  expectStatus?: number;
 }
 
 /** The scenarios of issue 9, in the order they run. */
@@ -20,16 +30,33 @@ export const scenarios: readonly Scenario[] = [
   // Each tenancy's first read computes its row and stores it (sql/0008); the next scenario reads stored rows.
   { name: "handoverFirst", label: "GET /handovers/tenancies/{id}, first reads", connections: 64, oncePerTenancy: true },
   { name: "handover", label: "GET /handovers/tenancies/{id}", connections: 64, baselineAround: true },
+  // A poller re-reading unchanged rows: each request names the row's current ETag, so every answer is a 304.
+  {
+    name: "handoverConditional",
+    label: "GET /handovers/tenancies/{id}, If-None-Match (304)",
+    connections: 64,
+    conditional: true,
+    expectStatus: 304,
+  },
   { name: "agenda", label: "GET /calendar/agenda (a week, staff)", connections: 64 },
   { name: "duplicateCheck", label: "POST /contacts/duplicate-check", connections: 64 },
   { name: "createCompany", label: "POST /companies (fresh requestId)", connections: 32 },
 ];
+
+/** How many answers a scenario did not expect: not `expectStatus` when it is set, else not a 2xx. */
+export function unexpectedAnswers(statusCounts: Record<string, number>, expectStatus: number | undefined): number {
+  const expected = (status: string) =>
+    expectStatus === undefined ? status.startsWith("2") : status === String(expectStatus);
+  return Object.entries(statusCounts).reduce((sum, [status, n]) => sum + (expected(status) ? 0 : n), 0);
+}
 
 /** A request to send. */
 export interface BenchRequest {
   method: "GET" | "POST";
   path: string;
   body?: string;
+  /** Headers besides the key and content-type every request carries (no tab or line break in them). */
+  headers?: Record<string, string>;
 }
 
 const day = 86_400_000;
@@ -46,6 +73,19 @@ export function requestMaker(name: ScenarioName, pools: LoadPools, runId: string
     }
     case "handover":
       return () => ({ method: "GET", path: `/handovers/tenancies/${encodeURIComponent(any(pools.tenancyIds))}` });
+    case "handoverConditional": {
+      const etags = pools.handoverEtags;
+      if (!etags) throw new Error("handoverConditional needs the tenancies' ETags in the pools (bench/etags.ts)");
+      const ids = Object.keys(etags);
+      return () => {
+        const id = any(ids);
+        return {
+          method: "GET",
+          path: `/handovers/tenancies/${encodeURIComponent(id)}`,
+          headers: { "if-none-match": etags[id]! },
+        };
+      };
+    }
     case "agenda": {
       const today = Date.now() - (Date.now() % day);
       return () => {

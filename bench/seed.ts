@@ -723,6 +723,11 @@ export interface LoadPools {
   staffIds: string[];
   emails: string[];
   mobiles: string[];
+  /**
+   * Tenancy id → the ETag of its handover row, read from the running service before a conditional scenario
+   * (bench/etags.ts); absent until then.
+   */
+  handoverEtags?: Record<string, string>;
 }
 
 /** Reads the pools from the seeded workspace. */

@@ -1,5 +1,6 @@
--- The wrk script of the benchmark (bench/wrk.ts). Requests come from a file of lines "METHOD<TAB>PATH<TAB>BODY"
--- (env BENCH_REQUESTS); each thread takes its own slice and cycles through it. Headers: x-api-key (env BENCH_KEY) and content-type. done() prints one
+-- The wrk script of the benchmark (bench/wrk.ts). Requests come from a file of lines "METHOD<TAB>PATH<TAB>BODY",
+-- then optionally one field a header of that request, "name: value" (env BENCH_REQUESTS); each thread takes its own
+-- slice and cycles through it. Headers: x-api-key (env BENCH_KEY) and content-type, and the line's. done() prints one
 -- JSON line: requests, duration, latency percentiles over every answer, status counts and socket errors.
 local threads = {}
 local counter = 0
@@ -20,16 +21,42 @@ function init(args)
   local count = tonumber(os.getenv("BENCH_THREADS"))
   mine = {}
   for i = index, #all, count do
-    local method, path, body = line_parts(all[i])
-    table.insert(mine, wrk.format(method, path, nil, body ~= "" and body or nil))
+    local method, path, body, headers = line_parts(all[i])
+    table.insert(mine, wrk.format(method, path, headers, body ~= "" and body or nil))
   end
   position = 0
   statuses = {}
 end
 
+-- The line's method, path, body ("" for none) and headers: wrk's own (wrk.headers) with the line's added, or nil
+-- (wrk.format then sends wrk.headers) when the line has none.
 function line_parts(line)
-  local method, path, body = line:match("^([^\t]*)\t([^\t]*)\t?(.*)$")
-  return method, path, body or ""
+  local fields = {}
+  local start = 1
+  while true do
+    local tab = line:find("\t", start, true)
+    if not tab then
+      table.insert(fields, line:sub(start))
+      break
+    end
+    table.insert(fields, line:sub(start, tab - 1))
+    start = tab + 1
+  end
+  local headers = nil
+  if #fields > 3 then
+    headers = {}
+    for name, value in pairs(wrk.headers) do
+      headers[name] = value
+    end
+    for i = 4, #fields do
+      local name, value = fields[i]:match("^([^:]+):%s*(.*)$")
+      if not name then
+        error("a header field is not 'name: value': " .. fields[i])
+      end
+      headers[name] = value
+    end
+  end
+  return fields[1], fields[2], fields[3] or "", headers
 end
 
 function request()

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { requestMaker } from "./scenarios.ts";
+import { requestMaker, unexpectedAnswers, type BenchRequest } from "./scenarios.ts";
 import type { LoadPools } from "./seed.ts";
 import type { LoadResult, LoadSpec } from "./load.ts";
 
@@ -13,6 +13,19 @@ import type { LoadResult, LoadSpec } from "./load.ts";
 export const wrkPath = (): string | null => Bun.which("wrk");
 
 const threads = 2;
+
+/**
+ * One line of the requests file bench/wrk.lua reads: "METHOD<TAB>PATH<TAB>BODY", then one field a header,
+ * "name: value". A request without headers is the three fields it always was.
+ */
+export function requestLine(r: BenchRequest): string {
+  const fields = [r.method, r.path, r.body ?? ""];
+  for (const [name, value] of Object.entries(r.headers ?? {})) fields.push(`${name}: ${value}`);
+  for (const field of fields.slice(1)) {
+    if (/[\t\r\n]/.test(field)) throw new Error(`a wrk request field cannot hold a tab or line break: ${field}`);
+  }
+  return fields.join("\t");
+}
 
 /** Runs wrk for `seconds` and reads its JSON line (wrk runs for a duration: a spec with `amount` needs autocannon). */
 export async function driveWrk(
@@ -29,7 +42,7 @@ export async function driveWrk(
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const r = next();
-    lines.push(`${r.method}\t${r.path}\t${r.body ?? ""}`);
+    lines.push(requestLine(r));
   }
   const file = join(workDir, `${runId}.requests`);
   writeFileSync(file, lines.join("\n") + "\n");
@@ -88,6 +101,8 @@ export async function driveWrk(
     p99Ms: answered ? ms(w.p99Us) : null,
     meanMs: answered ? ms(w.meanUs) : null,
     non2xx: statuses.filter(([s]) => !s.startsWith("2")).reduce((a, [, n]) => a + n, 0),
+    expectStatus: spec.expectStatus ?? null,
+    unexpected: unexpectedAnswers(w.statusCounts, spec.expectStatus),
     status5xx: statuses.filter(([s]) => s.startsWith("5")).reduce((a, [, n]) => a + n, 0),
     errors: w.socketErrors + w.timeouts,
     statusCounts: w.statusCounts,
