@@ -3,8 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { operation, Reply } from "../core/operation.ts";
 import { isId } from "../core/schema.ts";
 import { decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
-import type { Static } from "@sinclair/typebox";
-import { agendaPage, type AgendaRow } from "./queries.ts";
+import { agendaPage } from "./queries.ts";
 import { AgendaQuery, CalendarEvent } from "./schema.ts";
 import { maxWindowDays, resolveWindow } from "./window.ts";
 
@@ -45,7 +44,7 @@ export const agenda = operation({
         ? undefined
         : decodeCursor(query.cursor, (p) => p.length === 2 && cursorAt.test(String(p[0])) && isId(String(p[1])));
     const limit = query.limit ?? 200;
-    const rows = await agendaPage(db, {
+    const { events, startsAt } = await agendaPage(db, {
       workspaceId: principal.workspaceId,
       from: new Date(window.from),
       to: new Date(window.to),
@@ -57,12 +56,9 @@ export const agenda = operation({
       includeCancelled: query.includeCancelled ?? false,
       take: limit + 1,
     });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    const cursor = rows.length > limit && last ? encodeCursor([last.cursorAt, last.id]) : undefined;
-    // Removed in place: copying each event without it (`{ cursorAt, ...event }`) cost twice as much.
-    for (const row of page) delete (row as Partial<AgendaRow>).cursorAt;
-    const events = page as Static<typeof CalendarEvent>[];
+    const more = events.length > limit;
+    if (more) events.length = limit;
+    const cursor = more ? encodeCursor([startsAt[limit - 1]!, events[limit - 1]!.id]) : undefined;
     if (cursor === undefined) return events;
     const link = nextLink(url, cursor, {
       from: new Date(window.from).toISOString(),
