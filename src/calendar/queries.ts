@@ -79,15 +79,15 @@ export async function agendaPage(db: Db, q: AgendaPageQuery): Promise<AgendaPage
          ${filters()}
        order by e.starts_at, e.id limit ${take})
     ), staff as (
-      select json_agg(json_build_array(u.id, u.name)) as names from users u
+      select jsonb_object_agg(u.id, u.name) as names from users u
       where u.workspace_id = ${workspace} and u.id in (select staff_user_id from page)
     ), property_labels as (
-      select json_agg(json_build_array(p.id, p.label)) as names
+      select jsonb_object_agg(p.id, p.label) as labels
       from (select distinct property_id from page) x
       cross join lateral (select p.id, p.label from properties p
                           where p.workspace_id = ${workspace} and p.id = x.property_id) p
     ), contact_names as (
-      select json_agg(json_build_array(c.id, c.name)) as names
+      select jsonb_object_agg(c.id, c.name) as names
       from (select distinct contact_id from page) x
       cross join lateral (select c.id, c.name from contacts c
                           where c.workspace_id = ${workspace} and c.id = x.contact_id) c
@@ -96,32 +96,33 @@ export async function agendaPage(db: Db, q: AgendaPageQuery): Promise<AgendaPage
              coalesce(e.property_id, ''), coalesce(e.staff_user_id, ''), coalesce(e.contact_id, ''), e.revision,
              coalesce(e.outcome, ''), coalesce(e.outcome_recorded_at::text, ''), coalesce(e.follow_up_task_id, ''),
              coalesce(e.cancelled_at::text, ''), e.created_at, e.updated_at) as k,
-           e.title, e.kind, e.subject_kind, e.subject_id, e.location, e.notes, e.outcome_note, e.cancel_reason,
+           e.title, e.kind, e.subject_kind, e.subject_id, e.location, property_labels.labels ->> e.property_id,
+           staff.names ->> e.staff_user_id, contact_names.names ->> e.contact_id, e.notes, e.outcome_note,
+           e.cancel_reason,
            case when e.feedback is null then null else json_build_object(
              'interest', e.feedback ->> 'interest',
              'themes', case when jsonb_typeof(e.feedback -> 'themes') = 'array' then e.feedback -> 'themes'
                else '[]'::jsonb end,
              'nextAction', e.feedback ->> 'nextAction',
-             'note', e.feedback ->> 'note') end as feedback,
-           case when row_number() over (order by e.starts_at, e.id) = 1 then (
-             select json_build_array(staff.names, property_labels.names, contact_names.names)::text
-             from staff, property_labels, contact_names) end as names
+             'note', e.feedback ->> 'note') end as feedback
     from page e
+    cross join staff
+    cross join property_labels
+    cross join contact_names
     order by e.starts_at, e.id
     limit ${take}`.values();
   const events: AgendaEvent[] = new Array(rows.length);
   const startsAt: string[] = new Array(rows.length);
-  const names = pageNames((rows[0] as unknown as Row | undefined)?.[10] ?? null);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as unknown as Row;
     const k = row[0].split(",") as Packed;
-    events[i] = eventOf(row, k, names);
+    events[i] = eventOf(row, k);
     startsAt[i] = k[1];
   }
   return { events, startsAt };
 }
 
-/** A row of the page's statement: `k`, the texts a client wrote, the feedback, and (first row only) the names. */
+/** A row of the page's statement: `k`, then the texts a client wrote and the names, then the feedback. */
 type Row = [
   k: string,
   title: string,
@@ -129,25 +130,14 @@ type Row = [
   subjectKind: string | null,
   subjectId: string | null,
   location: string | null,
+  propertyLabel: string | null,
+  staffName: string | null,
+  contactName: string | null,
   notes: string | null,
   outcomeNote: string | null,
   cancelReason: string | null,
   feedback: AgendaEvent["feedback"],
-  names: string | null,
 ];
-
-/** The names a page's events show, by id: staff (users), property labels, contact names. */
-interface PageNames {
-  staff: Map<string, string | null>;
-  properties: Map<string, string | null>;
-  contacts: Map<string, string | null>;
-}
-
-/** The first row's `names`: `[[[id, name], …] or null, …]` for staff, properties and contacts. */
-function pageNames(text: string | null): PageNames {
-  const [staff, properties, contacts] = (text === null ? [] : JSON.parse(text)) as ([string, string | null][] | null)[];
-  return { staff: new Map(staff ?? []), properties: new Map(properties ?? []), contacts: new Map(contacts ?? []) };
-}
 
 /** `k` split: id, starts_at, ends_at, status, then the nullable values ('' for null), revision among them. */
 type Packed = [
@@ -172,7 +162,7 @@ type Packed = [
  * An event in response shape, its fields in the schema's order. Made as one object literal: JSON.stringify writes
  * such objects several times faster than ones given their fields one by one.
  */
-function eventOf(r: Row, k: Packed, names: PageNames): AgendaEvent {
+function eventOf(r: Row, k: Packed): AgendaEvent {
   return {
     id: k[0],
     title: r[1],
@@ -185,20 +175,20 @@ function eventOf(r: Row, k: Packed, names: PageNames): AgendaEvent {
     status: k[3] as AgendaEvent["status"],
     createdByUserId: k[4] || null,
     propertyId: k[5] || null,
-    propertyLabel: names.properties.get(k[5]) ?? null,
+    propertyLabel: r[6],
     staffId: k[6] || null,
     staffUserId: k[6] || null,
-    staffName: names.staff.get(k[6]) ?? null,
+    staffName: r[7],
     contactId: k[7] || null,
-    contactName: names.contacts.get(k[7]) ?? null,
-    notes: r[6],
+    contactName: r[8],
+    notes: r[9],
     revision: Number(k[8]),
     outcome: (k[9] || null) as AgendaEvent["outcome"],
-    outcomeNote: r[7],
+    outcomeNote: r[10],
     outcomeRecordedAt: k[10] ? instantOfPgText(k[10]) : null,
-    feedback: r[9],
+    feedback: r[12],
     followUpTaskId: k[11] || null,
-    cancelReason: r[8],
+    cancelReason: r[11],
     cancelledAt: k[12] ? instantOfPgText(k[12]) : null,
     createdAt: instantOfPgText(k[13])!,
     updatedAt: instantOfPgText(k[14])!,
