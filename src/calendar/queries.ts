@@ -163,6 +163,8 @@ type Packed = [
  * such objects several times faster than ones given their fields one by one.
  */
 function eventOf(r: Row, k: Packed): AgendaEvent {
+  // An event never changed since its creation has both instants alike: read once.
+  const createdAt = instantOfPgText(k[13])!;
   return {
     id: k[0],
     title: r[1],
@@ -190,7 +192,7 @@ function eventOf(r: Row, k: Packed): AgendaEvent {
     followUpTaskId: k[11] || null,
     cancelReason: r[11],
     cancelledAt: k[12] ? instantOfPgText(k[12]) : null,
-    createdAt: instantOfPgText(k[13])!,
-    updatedAt: instantOfPgText(k[14])!,
+    createdAt,
+    updatedAt: k[14] === k[13] ? createdAt : instantOfPgText(k[14])!,
   };
 }
