@@ -42,8 +42,7 @@ function companyJson(sql: Sql, people = true) {
  * Inserts a company and returns its answer, API.md's shape as JSON text, in one statement that also appends `activity`,
  * records `event` (company.created, the answer as its data) and, given a requestId's `ledger` key, the ledger row
  * holding that answer (ledgerInsert: a request that came first with the same key makes it fail with a unique
- * violation, and nothing is written). One statement is one transaction: sent on `db` (no BEGIN, no COMMIT) it is a
- * single round trip, all or nothing.
+ * violation, and nothing is written).
  */
 export async function insertCompany(
   tx: Sql,
