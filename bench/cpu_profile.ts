@@ -1,7 +1,7 @@
 /**
  * CPU a request of one scenario, one request at a time through app.handle on a seeded database
  * (`bun bench/cpu_profile.ts`): the service's CPU (this process) and the Postgres backend's (the pool's one
- * connection, read from /proc), so other processes on the machine do not count. PROFILE: agenda (default),
+ * connection, read from /proc/<pid>/schedstat), so other processes on the machine do not count. PROFILE: agenda (default),
  * agendaOne (the same with limit=1: the fixed cost), hazard (GET hazard settings: a small read), handover (stored
  * rows), handoverFirst (computing and storing rows), createCompany. BENCH_SCALE (1), N (400). KEEP=1 keeps the
  * seeded database (its URL is printed); PROFILE_DB=<that URL> reuses it instead of seeding. CONCURRENCY=C (1) sends C
@@ -19,7 +19,7 @@ import { createLogger } from "../src/core/log.ts";
 import { Jobs } from "../src/core/jobs.ts";
 import { openServer, createBenchDatabase } from "./database.ts";
 import { loadPools, seedWorkspace } from "./seed.ts";
-import { processCpuMicros } from "./cpu.ts";
+import { backendCpuMicros } from "./cpu.ts";
 import { requestMaker, type BenchRequest } from "./scenarios.ts";
 import { join } from "node:path";
 
@@ -68,7 +68,7 @@ try {
       ).map(([r]) => r!.pid),
     ),
   ];
-  const postgresCpu = () => pids.reduce((sum, pid) => sum + processCpuMicros(pid)!, 0);
+  const postgresCpu = () => pids.reduce((sum, pid) => sum + backendCpuMicros(pid)!, 0);
   const config = loadConfig({ DATABASE_URL: bench.url, LOG_LEVEL: "warn" });
   const log = createLogger("warn");
   const app = buildApp({ db, config, log, jobs: new Jobs(bench.url, log) });
