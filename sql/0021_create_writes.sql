@@ -8,8 +8,8 @@
 -- with the workspace id of the request's key, which the key check read from the workspace row, or of the workspace an
 -- operator's command named and found (the import, the CLI); no code path deletes a workspace (`grep -rn "delete from
 -- workspaces" src` is empty), so the cascade served nothing. Deleting a workspace by hand must now delete these
--- tables' rows itself (ARCHITECTURE.md, "Integrity by construction"). The tables that reference contacts keep their
--- keys: they check a contact exists, which is no longer implied by the request.
+-- tables' rows itself (ARCHITECTURE.md, "Integrity by construction"). Keys to contacts stay: they check that a contact
+-- a request names exists.
 alter table contacts drop constraint contacts_workspace_id_fkey;
 alter table activity_log drop constraint activity_log_workspace_id_fkey;
 alter table events drop constraint events_workspace_id_fkey;
