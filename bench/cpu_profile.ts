@@ -1,11 +1,11 @@
 /**
  * CPU a request of one scenario, one request at a time through app.handle on a seeded database
  * (`bun bench/cpu_profile.ts`): the service's CPU (this process) and the Postgres backend's (the pool's one
- * connection, read from /proc/<pid>/schedstat), so other processes on the machine do not count. PROFILE: agenda (default),
- * agendaOne (the same with limit=1: the fixed cost), hazard (GET hazard settings: a small read), handover (stored
- * rows), handoverFirst (computing and storing rows), createCompany. BENCH_SCALE (1), N (400). KEEP=1 keeps the
- * seeded database (its URL is printed); PROFILE_DB=<that URL> reuses it instead of seeding. CONCURRENCY=C (1) sends C
- * requests at a time over a pool of C connections and counts the CPU of all C backends: contention between
+ * connection, read from /proc/<pid>/schedstat), so other processes on the machine do not count. PROFILE: agenda
+ * (default), agendaOne (the same with limit=1: the fixed cost), hazard (GET hazard settings: a small read), handover
+ * (stored rows), handoverFirst (computing and storing rows), createCompany. BENCH_SCALE (1), N (400). KEEP=1 keeps
+ * the seeded database (its URL is printed); PROFILE_DB=<that URL> reuses it instead of seeding. CONCURRENCY=C (1)
+ * sends C requests at a time over a pool of C connections and counts the CPU of all C backends: contention between
  * concurrent requests (locks, multixacts) shows only so.
  */
 import { connect } from "../src/core/db.ts";

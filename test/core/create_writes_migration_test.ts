@@ -32,7 +32,7 @@ afterAll(async () => {
   await admin.unsafe(`drop database if exists "${name}" with (force)`).finally(() => admin.end());
 });
 
-test("sql/0021 drops the workspace keys of the four tables a creation fills, no other, and keeps their rows", async () => {
+test("sql/0021 drops the workspace keys of the four tables a creation fills, no other, keeping rows", async () => {
   const admin = connect(server, { max: 1 });
   await admin.unsafe(`create database "${name}"`).finally(() => admin.end());
   const url = new URL(server);
