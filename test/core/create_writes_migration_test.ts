@@ -3,15 +3,12 @@
  * no foreign key to workspaces, every other table keeps its own, rows made before stay; the ident domain's check is
  * written without a bounded repetition and admits exactly what the old rule admitted.
  */
-import { afterAll, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
 import { ulid } from "ulid";
+import { databaseMigratedBefore } from "../support/migrated_before.ts";
 import { harness } from "../support/harness.ts";
-import { testServerUrl } from "../support/server.ts";
-import { connect, type Db } from "../../src/core/db.ts";
-import { listMigrations, migrate, migrationsDir } from "../../src/core/migrate.ts";
+import type { Db } from "../../src/core/db.ts";
+import { migrate } from "../../src/core/migrate.ts";
 import { createWorkspace } from "../../src/core/workspaces.ts";
 
 const h = await harness();
@@ -25,24 +22,9 @@ async function workspaceKeys(on: Db): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-const server = await testServerUrl();
-const name = `lettings_m_${ulid().toLowerCase()}`;
-afterAll(async () => {
-  const admin = connect(server, { max: 1 });
-  await admin.unsafe(`drop database if exists "${name}" with (force)`).finally(() => admin.end());
-});
-
 test("sql/0021 drops the workspace keys of the four tables a creation fills, no other, keeping rows", async () => {
-  const admin = connect(server, { max: 1 });
-  await admin.unsafe(`create database "${name}"`).finally(() => admin.end());
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const fresh = connect(url.toString(), { max: 2 });
+  const { db: fresh, drop } = await databaseMigratedBefore("0021");
   try {
-    const before = mkdtempSync(join(tmpdir(), "lettings-mig-"));
-    for (const m of listMigrations().filter((m) => m.name < "0021"))
-      copyFileSync(join(migrationsDir, m.name), join(before, m.name));
-    await migrate(fresh, before);
     const ws = await createWorkspace(fresh, { slug: "before", name: "Before" });
     await fresh`insert into contacts (workspace_id, id, kind, name) values (${ws.id}, 'c-1', 'company', 'Acme')`;
     await fresh`insert into activity_log (workspace_id, id, action, subject_kind, subject_id)
@@ -62,7 +44,7 @@ test("sql/0021 drops the workspace keys of the four tables a creation fills, no 
              (select count(*)::int from events) as events, (select count(*)::int from idempotency_ledger) as ledger`;
     expect(counts).toEqual({ contacts: 1, activity: 1, events: 1, ledger: 1 });
   } finally {
-    await fresh.end();
+    await drop();
   }
 });
 
