@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { ulid } from "ulid";
 import { databaseMigratedBefore } from "../support/migrated_before.ts";
 import { harness } from "../support/harness.ts";
-import { type Db } from "../../src/core/db.ts";
+import type { Db } from "../../src/core/db.ts";
 import { migrate } from "../../src/core/migrate.ts";
 import { createWorkspace, entitle, unentitle } from "../../src/core/workspaces.ts";
 import { allScopes } from "../../src/core/groups.ts";
