@@ -1,10 +1,12 @@
 /**
  * CPU a request of one scenario, one request at a time through app.handle on a seeded database
  * (`bun bench/cpu_profile.ts`): the service's CPU (this process) and the Postgres backend's (the pool's one
- * connection, read from /proc), so other processes on the machine do not count. PROFILE: agenda (default),
- * agendaOne (the same with limit=1: the fixed cost), hazard (GET hazard settings: a small read), handover (stored
- * rows), handoverFirst (computing and storing rows), createCompany. BENCH_SCALE (1), N (400). KEEP=1 keeps the
- * seeded database (its URL is printed); PROFILE_DB=<that URL> reuses it instead of seeding.
+ * connection, read from /proc/<pid>/schedstat), so other processes on the machine do not count. PROFILE: agenda
+ * (default), agendaOne (the same with limit=1: the fixed cost), hazard (GET hazard settings: a small read), handover
+ * (stored rows), handoverFirst (computing and storing rows), createCompany. BENCH_SCALE (1), N (400). KEEP=1 keeps
+ * the seeded database (its URL is printed); PROFILE_DB=<that URL> reuses it instead of seeding. CONCURRENCY=C (1)
+ * sends C requests at a time over a pool of C connections and counts the CPU of all C backends: contention between
+ * concurrent requests (locks, multixacts) shows only so.
  */
 import { connect } from "../src/core/db.ts";
 import { migrate } from "../src/core/migrate.ts";
@@ -17,7 +19,7 @@ import { createLogger } from "../src/core/log.ts";
 import { Jobs } from "../src/core/jobs.ts";
 import { openServer, createBenchDatabase } from "./database.ts";
 import { loadPools, seedWorkspace } from "./seed.ts";
-import { processCpuMicros } from "./cpu.ts";
+import { backendCpuMicros } from "./cpu.ts";
 import { requestMaker, type BenchRequest } from "./scenarios.ts";
 import { join } from "node:path";
 
@@ -26,7 +28,8 @@ const reuse = process.env.PROFILE_DB;
 const server = await openServer(process.env.DATABASE_URL, join(import.meta.dir, "..", ".data", "bench-pg"));
 const bench = reuse ? { url: reuse, drop: async () => {} } : await createBenchDatabase(server.url);
 const seedDb = connect(bench.url, { max: 4 });
-const db = connect(bench.url, { max: 1 });
+const concurrency = Math.max(1, Number(process.env.CONCURRENCY ?? 1));
+const db = connect(bench.url, { max: concurrency });
 try {
   const runId = `profile-${Date.now().toString(36)}`;
   let workspaceId: string;
@@ -52,7 +55,20 @@ try {
     budgetPerMinute: 1_000_000,
   });
   const pools = await loadPools(seedDb, workspaceId);
-  const [{ pid }] = (await db`select pg_backend_pid() as pid`) as unknown as [{ pid: number }];
+  // C queries at once open the pool's C connections: their backends' pids.
+  const pids = [
+    ...new Set(
+      (
+        await Promise.all(
+          Array.from(
+            { length: concurrency },
+            () => db<{ pid: number }[]>`select pg_backend_pid() as pid, pg_sleep(0.05)`,
+          ),
+        )
+      ).map(([r]) => r!.pid),
+    ),
+  ];
+  const postgresCpu = () => pids.reduce((sum, pid) => sum + backendCpuMicros(pid)!, 0);
   const config = loadConfig({ DATABASE_URL: bench.url, LOG_LEVEL: "warn" });
   const log = createLogger("warn");
   const app = buildApp({ db, config, log, jobs: new Jobs(bench.url, log) });
@@ -80,23 +96,38 @@ try {
     if (res.status >= 300) throw new Error(`${res.status} ${text}`);
     return text;
   };
-  const warm = profile === "handoverFirst" ? 20 : 50;
-  for (let i = 0; i < warm; i++) {
-    const body = JSON.parse(await send()) as unknown;
+  // C senders at a time until `count` requests were sent (C = 1: one after the other).
+  const sendAll = async (count: number, each: (text: string) => void = () => {}) => {
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (sent < count) {
+          sent += 1;
+          each(await send());
+        }
+      }),
+    );
+  };
+  // The warm-up runs on every connection, so each has its statements prepared before the measured window.
+  const warm = Math.max(profile === "handoverFirst" ? 20 : 50, 10 * concurrency);
+  await sendAll(warm, (text) => {
+    const body = JSON.parse(text) as unknown;
     rows += Array.isArray(body) ? body.length : 1;
-  }
-  const pgBefore = processCpuMicros(pid)!;
+  });
+  const pgBefore = postgresCpu();
   const before = process.cpuUsage();
   const started = performance.now();
-  for (let i = 0; i < n; i++) await send();
+  await sendAll(n);
   const wall = (performance.now() - started) / n;
   const used = process.cpuUsage(before);
-  const pg = (processCpuMicros(pid)! - pgBefore) / n;
+  const pg = (postgresCpu() - pgBefore) / n;
   const service = (used.user + used.system) / n;
   console.log(
     JSON.stringify({
       profile,
       requests: n,
+      concurrency,
+      backends: pids.length,
       rowsPerAnswer: Math.round(rows / warm),
       wallMicros: Math.round(wall * 1000),
       serviceMicros: Math.round(service),

@@ -11,23 +11,30 @@ import type { Candidate, Company } from "./schema.ts";
 
 type Sql = Db | Tx;
 
-/** The company JSON of API.md from a contacts row aliased `c`, with its people. */
-function companyJson(sql: Sql) {
-  return sql`json_build_object(
-    'id', c.id, 'legacyContactId', c.legacy_contact_id, 'name', c.name, 'email', c.email, 'mobile', c.mobile,
-    'addressLine1', c.address_line1, 'addressLine2', c.address_line2, 'addressTown', c.address_town,
-    'addressPostcode', c.address_postcode, 'overseas', c.overseas, 'roles', to_json(c.roles),
-    'registrationNumber', c.registration_number, 'registrationJurisdiction', c.registration_jurisdiction,
-    'website', c.website, 'notes', c.notes, 'revision', c.revision, 'archivedAt', iso(c.archived_at),
-    'createdAt', iso(c.created_at),
-    'people', coalesce((
+/** The people of the company `c` as a JSON array, ordered by name. */
+function peopleJson(sql: Sql) {
+  return sql`coalesce((
       select json_agg(json_build_object(
                'contactId', p.id, 'name', p.name, 'email', p.email, 'role', cp.role,
                'archivedAt', iso(coalesce(cp.archived_at, p.archived_at)), 'kind', p.kind)
              order by lower(p.name) collate "C", p.name collate "C", p.id collate "C")
       from company_people cp
       join contacts p on p.workspace_id = cp.workspace_id and p.id = cp.contact_id
-      where cp.workspace_id = c.workspace_id and cp.company_id = c.id), '[]'::json)
+      where cp.workspace_id = c.workspace_id and cp.company_id = c.id), '[]'::json)`;
+}
+
+/**
+ * The company JSON of API.md from a contacts row aliased `c`, with its people; `people: false` for a company made in
+ * the same statement (its id was just minted, so no person can be linked to it yet): `[]` without reading.
+ */
+function companyJson(sql: Sql, people = true) {
+  return sql`json_build_object(
+    'id', c.id, 'legacyContactId', c.legacy_contact_id, 'name', c.name, 'email', c.email, 'mobile', c.mobile,
+    'addressLine1', c.address_line1, 'addressLine2', c.address_line2, 'addressTown', c.address_town,
+    'addressPostcode', c.address_postcode, 'overseas', c.overseas, 'roles', to_json(c.roles),
+    'registrationNumber', c.registration_number, 'registrationJurisdiction', c.registration_jurisdiction,
+    'website', c.website, 'notes', c.notes, 'revision', c.revision, 'archivedAt', iso(c.archived_at),
+    'createdAt', iso(c.created_at), 'people', ${people ? peopleJson(sql) : sql`'[]'::json`}
   )`;
 }
 
@@ -62,7 +69,7 @@ export async function insertCompany(
         ${n.nameNorm}, ${n.emailNorm}, ${n.emailCanon}, ${n.mobileNorm}, ${n.postcodeNorm}, ${n.registrationNorm})
       returning *
     ), answer as (
-      select (${companyJson(tx)})::text as body from c
+      select (${companyJson(tx, false)})::text as body from c
     ), logged as (${activityInsert(tx, activity)})
     ${evented ? tx`, evented as (${evented})` : tx``}
     ${ledger ? tx`, ledgered as (${ledgerInsert(tx, ledger, 201, answer)}) select body from ledgered` : answer}`;

@@ -89,11 +89,23 @@ export function addressRefusal(ip: string): string | undefined {
   return `${ip} is not an IP address`;
 }
 
+/** A checked webhook URL, and the address a delivery connects to: the one the check found public (pinned). */
+export interface WebhookTarget {
+  url: URL;
+  /** Undefined when the host is an IP address already, or when private addresses are allowed (nothing resolved). */
+  address?: string;
+}
+
 /**
  * Checks a subscription URL: https, no credentials, and a host that resolves only to public addresses. With
- * `allowPrivate` (WEBHOOKS_ALLOW_PRIVATE) any http(s) URL passes. Throws WebhookUrlRefused.
+ * `allowPrivate` (WEBHOOKS_ALLOW_PRIVATE) any http(s) URL passes. Throws WebhookUrlRefused. A delivery connects to
+ * the returned address, not to the host name resolved again: a name whose records change between the check and the
+ * connection (DNS rebinding) cannot lead the POST to a private address.
  */
-export async function checkWebhookUrl(url: string, options: { allowPrivate: boolean; lookup?: Lookup }): Promise<URL> {
+export async function checkWebhookUrl(
+  url: string,
+  options: { allowPrivate: boolean; lookup?: Lookup },
+): Promise<WebhookTarget> {
   const refuse = (reason: string) => new WebhookUrlRefused({ url, reason });
   let parsed: URL;
   try {
@@ -106,7 +118,7 @@ export async function checkWebhookUrl(url: string, options: { allowPrivate: bool
     throw refuse("a webhook URL must start with https://");
   }
   if (parsed.username || parsed.password) throw refuse("a webhook URL must not carry credentials");
-  if (options.allowPrivate) return parsed;
+  if (options.allowPrivate) return { url: parsed };
   const host = parsed.hostname.replace(/^\[(.*)\]$/, "$1");
   let addresses: string[];
   if (isIP(host)) addresses = [host];
@@ -122,5 +134,5 @@ export async function checkWebhookUrl(url: string, options: { allowPrivate: bool
     const why = addressRefusal(address);
     if (why) throw refuse(`${host} resolves to a private, loopback, link-local or reserved address: ${why}`);
   }
-  return parsed;
+  return isIP(host) ? { url: parsed } : { url: parsed, address: addresses[0]! };
 }

@@ -8,7 +8,8 @@ import type { Tx } from "../core/db.ts";
 import { queues, type Jobs, type QueuePolicy } from "../core/jobs.ts";
 import type { AppContext } from "../core/operation.ts";
 import { recordEvent } from "../events/record.ts";
-import { checkWebhookUrl } from "./address.ts";
+import { isIPv6 } from "node:net";
+import { checkWebhookUrl, type WebhookTarget } from "./address.ts";
 import { startDispatcher } from "./dispatcher.ts";
 import { WebhookUrlRefused } from "./errors.ts";
 import { webhookDisabled } from "./events.ts";
@@ -97,13 +98,33 @@ interface Exchange {
   error: string | null;
 }
 
-/** POSTs the signed event to the subscription's URL, the whole exchange bounded by `timeoutMs`. */
+/**
+ * Where a POST connects and what it says: to the checked address when there is one (the URL's host name kept in the
+ * Host header and, for https, in the TLS server name that the certificate must match), else to the URL itself.
+ */
+export function pinned(target: WebhookTarget): { url: string; host?: string; tls?: { serverName: string } } {
+  if (!target.address) return { url: target.url.href };
+  const connect = new URL(target.url.href);
+  connect.hostname = isIPv6(target.address) ? `[${target.address}]` : target.address;
+  return {
+    url: connect.href,
+    host: target.url.host,
+    ...(target.url.protocol === "https:" ? { tls: { serverName: target.url.hostname } } : {}),
+  };
+}
+
+/**
+ * POSTs the signed event to the checked target, the whole exchange bounded by `timeoutMs`. `ca`: extra trusted
+ * certificates (PEM), for tests with a certificate of their own.
+ */
 export async function post(
-  claimed: Pick<ClaimedDelivery, "url" | "eventId" | "body" | "secrets">,
+  claimed: Pick<ClaimedDelivery, "eventId" | "body" | "secrets">,
+  target: WebhookTarget,
   timeoutMs: number,
-  now = Date.now(),
+  options: { now?: number; ca?: string } = {},
 ): Promise<Exchange> {
-  const timestamp = Math.floor(now / 1000);
+  const timestamp = Math.floor((options.now ?? Date.now()) / 1000);
+  const to = pinned(target);
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -115,11 +136,13 @@ export async function post(
   deadline.catch(() => {});
   try {
     const res = await Promise.race([
-      fetch(claimed.url, {
+      fetch(to.url, {
         method: "POST",
         redirect: "manual",
         signal: controller.signal,
+        ...(to.tls || options.ca ? { tls: { ...to.tls, ...(options.ca ? { ca: options.ca } : {}) } } : {}),
         headers: {
+          ...(to.host ? { host: to.host } : {}),
           "content-type": "application/json",
           "user-agent": "lettings-service-webhooks/1",
           "webhook-id": claimed.eventId,
@@ -188,7 +211,7 @@ class DeliveryHeld extends Error {}
 async function attempt(
   ctx: AppContext,
   claimed: ClaimedDelivery,
-  urlChecks: Map<string, Promise<URL>>,
+  urlChecks: Map<string, Promise<WebhookTarget>>,
 ): Promise<AttemptRecord & { ok: boolean }> {
   const startedAt = new Date();
   let exchange: Exchange;
@@ -198,8 +221,7 @@ async function attempt(
       check = checkWebhookUrl(claimed.url, { allowPrivate: ctx.config.webhooksAllowPrivate });
       urlChecks.set(claimed.url, check);
     }
-    await check;
-    exchange = await post(claimed, ctx.config.webhookTimeoutMs, startedAt.getTime());
+    exchange = await post(claimed, await check, ctx.config.webhookTimeoutMs, { now: startedAt.getTime() });
   } catch (error) {
     const reason = error instanceof WebhookUrlRefused ? `refused: ${error.fields.reason}` : String(error);
     exchange = { status: null, body: null, error: reason };
@@ -239,7 +261,7 @@ export async function attemptDeliveries(ctx: AppContext, keys: DeliveryKey[]): P
     await abandonDeliveries(ctx.db, dead, true);
     for (const c of dead) outcomes.set(c.id, "abandoned");
   }
-  const urlChecks = new Map<string, Promise<URL>>();
+  const urlChecks = new Map<string, Promise<WebhookTarget>>();
   const records = await Promise.all(live.map((c) => attempt(ctx, c, urlChecks)));
   const delivered = records.flatMap((r, i) => (r.ok ? [{ ...r, subscriptionId: live[i]!.subscriptionId }] : []));
   await recordDelivered(ctx.db, delivered);

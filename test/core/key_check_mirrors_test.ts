@@ -4,15 +4,12 @@
  * lists generated beside their arrays (sql/0010). They must equal the source after
  * every kind of write, also with concurrent writers, and the answers follow them from the next request on.
  */
-import { afterAll, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
 import { ulid } from "ulid";
+import { databaseMigratedBefore } from "../support/migrated_before.ts";
 import { harness } from "../support/harness.ts";
-import { testServerUrl } from "../support/server.ts";
-import { connect, type Db } from "../../src/core/db.ts";
-import { listMigrations, migrate, migrationsDir } from "../../src/core/migrate.ts";
+import type { Db } from "../../src/core/db.ts";
+import { migrate } from "../../src/core/migrate.ts";
 import { createWorkspace, entitle, unentitle } from "../../src/core/workspaces.ts";
 import { allScopes } from "../../src/core/groups.ts";
 import { createApiKey } from "../../src/core/api_keys.ts";
@@ -173,24 +170,9 @@ test("a workspace import that hands ownership to another user moves the mirror (
 });
 
 // The migration fills the mirrors of workspaces made before it.
-const server = await testServerUrl();
-const name = `lettings_m_${ulid().toLowerCase()}`;
-afterAll(async () => {
-  const admin = connect(server, { max: 1 });
-  await admin.unsafe(`drop database if exists "${name}" with (force)`).finally(() => admin.end());
-});
-
 test("sql/0009 and sql/0010 fill the mirrors and lists of existing workspaces and keys", async () => {
-  const admin = connect(server, { max: 1 });
-  await admin.unsafe(`create database "${name}"`).finally(() => admin.end());
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const fresh = connect(url.toString(), { max: 2 });
+  const { db: fresh, drop } = await databaseMigratedBefore("0009");
   try {
-    const before = mkdtempSync(join(tmpdir(), "lettings-mig-"));
-    for (const m of listMigrations().filter((m) => m.name < "0009"))
-      copyFileSync(join(migrationsDir, m.name), join(before, m.name));
-    await migrate(fresh, before);
     const a = await createWorkspace(fresh, { slug: "before-a", name: "A" });
     const b = await createWorkspace(fresh, { slug: "before-b", name: "B" });
     await entitle(fresh, "before-a", "telephony");
@@ -222,6 +204,6 @@ test("sql/0009 and sql/0010 fill the mirrors and lists of existing workspaces an
     ]);
     expect(await mismatches(fresh)).toEqual([]);
   } finally {
-    await fresh.end();
+    await drop();
   }
 });

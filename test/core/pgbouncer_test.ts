@@ -11,7 +11,8 @@ import { harness } from "../support/harness.ts";
 import { havePgBouncer, startPgBouncer, freePort, type PgBouncer } from "../support/pgbouncer.ts";
 import { startService, runToEnd, envWithout, type RunningService } from "../support/service.ts";
 import { testServerUrl } from "../support/server.ts";
-import { behindPooler, connect, type Db } from "../../src/core/db.ts";
+import { behindPooler, connect, isConnectionError, type Db } from "../../src/core/db.ts";
+import { startPrivatePostgres } from "./private_postgres.ts";
 import { allScopes } from "../../src/core/groups.ts";
 import { listMigrations } from "../../src/core/migrate.ts";
 
@@ -130,6 +131,53 @@ describe.skipIf(!present)("behind PgBouncer (transaction mode)", () => {
     } finally {
       await admin.unsafe(`drop database if exists "${name}" with (force)`);
       await admin.end();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!present)("the server behind PgBouncer goes down", () => {
+  // PgBouncer stays up and answers the login itself; with its server down it fails the first query (postgres.js's
+  // array types) and closes. Unpatched, postgres.js reconnected at once, for ever, and the query that opened the
+  // connection was never settled (patches/postgres@3.4.9.patch, closed()).
+  test("queries fail at once as connection errors, without a reconnection loop, and succeed once it is back", async () => {
+    const pg = await startPrivatePostgres();
+    const bouncer = await startPgBouncer(pg.url);
+    const db = connect(bouncer.url, { max: 4, pooled: true });
+    try {
+      expect([...(await db`select 1 as one`)]).toEqual([{ one: 1 }]);
+      await pg.stopImmediately();
+      const logins = () =>
+        bouncer
+          .log()
+          .split("\n")
+          .filter((l) => l.includes("login attempt")).length;
+      // The query in flight when the server went waits for PgBouncer's query_wait_timeout (deploy/pgbouncer.ini).
+      await db`select 1`.catch(() => {});
+      const before = logins();
+      const failures: unknown[] = [];
+      for (let i = 0; i < 5; i++)
+        failures.push(
+          await db`select 1`.then(
+            () => "answered",
+            (e) => e,
+          ),
+        );
+      for (const failure of failures) expect(isConnectionError(failure)).toBe(true);
+      // Five queries, at most a connection attempt or two each (the pool's backoff), not thousands.
+      expect(logins() - before).toBeLessThan(20);
+      await pg.start();
+      let answer: unknown;
+      for (let i = 0; i < 100 && answer === undefined; i++) {
+        answer = await db`select 1 as one`.then(
+          (rows) => [...rows],
+          () => Bun.sleep(100).then(() => undefined),
+        );
+      }
+      expect(answer).toEqual([{ one: 1 }]);
+    } finally {
+      await db.end({ timeout: 1 });
+      await bouncer.stop();
+      await pg.destroy();
     }
   }, 60_000);
 });

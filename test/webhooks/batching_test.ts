@@ -4,24 +4,17 @@
  * job of its own, a delivery held by another worker left to it.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config.ts";
 import type { AppContext } from "../../src/core/operation.ts";
 import { attemptDeliveries, deliveriesPerJob, ensureDeliveryQueue } from "../../src/webhooks/deliver.ts";
 import { dispatchOnce } from "../../src/webhooks/dispatcher.ts";
 import { createSubscription } from "../../src/webhooks/subscriptions.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
-import { startReceiver } from "./receiver.ts";
+import { startReceiver, webhookContext } from "./receiver.ts";
 
 const h = await harness();
 const db = h.database.db;
-const config = loadConfig({
-  ...process.env,
-  DATABASE_URL: h.database.url,
-  WEBHOOKS_ALLOW_PRIVATE: "true",
-  WEBHOOK_RETRY_DELAYS: "60,60,60",
-  WEBHOOK_TIMEOUT_MS: "1500",
-});
-const ctx: AppContext = { ...h.ctx, config };
+const ctx = webhookContext(h, "60,60,60");
+const config = ctx.config;
 await ensureDeliveryQueue(ctx.jobs);
 const ok = startReceiver();
 const failing = startReceiver();

@@ -4,7 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { loadConfig } from "../../src/config.ts";
 import type { AppContext } from "../../src/core/operation.ts";
 import { attemptDeliveries, startWebhookWorkers } from "../../src/webhooks/deliver.ts";
 import {
@@ -15,18 +14,12 @@ import {
 import { until } from "../telephony/fixtures.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { insertTask } from "../tasks/fixtures.ts";
-import { startReceiver, type Receiver } from "./receiver.ts";
+import { startReceiver, webhookContext, type Receiver } from "./receiver.ts";
 
 const h = await harness();
 const db = h.database.db;
-const config = loadConfig({
-  ...process.env,
-  DATABASE_URL: h.database.url,
-  WEBHOOKS_ALLOW_PRIVATE: "true",
-  WEBHOOK_RETRY_DELAYS: "1,1,1",
-  WEBHOOK_TIMEOUT_MS: "1500",
-});
-const ctx: AppContext = { ...h.ctx, config };
+const ctx = webhookContext(h, "1,1,1");
+const config = ctx.config;
 const receivers: Receiver[] = [];
 beforeAll(() => startWebhookWorkers(ctx));
 afterAll(() => {

@@ -1,4 +1,7 @@
 /** A real local webhook receiver for the tests: records every request and answers from a script. */
+import { loadConfig } from "../../src/config.ts";
+import type { AppContext } from "../../src/core/operation.ts";
+import type { Harness } from "../support/harness.ts";
 
 /** One request the receiver got. */
 export interface Received {
@@ -100,4 +103,19 @@ export function startReceiver(options: { delayMs?: number } = {}): Receiver {
   });
   receiver.url = `http://127.0.0.1:${server.port}/hooks`;
   return receiver;
+}
+
+/**
+ * The app context of a webhook test: the harness's, with private receivers allowed (they listen on 127.0.0.1), a
+ * 1.5 s attempt timeout and the given retry delays (seconds).
+ */
+export function webhookContext(h: Harness, retryDelays: string): AppContext {
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: h.database.url,
+    WEBHOOKS_ALLOW_PRIVATE: "true",
+    WEBHOOK_RETRY_DELAYS: retryDelays,
+    WEBHOOK_TIMEOUT_MS: "1500",
+  });
+  return { ...h.ctx, config };
 }
