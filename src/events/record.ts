@@ -1,8 +1,14 @@
 /** Recording an event in the writing transaction: the transactional outbox every write appends to. */
-import { ulid } from "ulid";
+import { monotonicFactory } from "ulid";
 import type postgres from "postgres";
 import type { Db, Tx } from "../core/db.ts";
 import type { EventData, EventType } from "./event_type.ts";
+
+/**
+ * Event ids: increasing within this process even inside one millisecond (a plain ulid() is random there), so the
+ * events one transaction records are listed, after their transaction's id, in the order they were recorded.
+ */
+const ulid = monotonicFactory();
 
 /** Who made a change: an API key, a job worker, an operator's CLI command, or a provider's webhook. */
 export type Actor =

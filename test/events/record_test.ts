@@ -73,4 +73,22 @@ describe("recording an event", () => {
     const order = rows.map((r) => r.subjectId);
     expect([order.slice(0, 3), order.slice(3)].map((part) => new Set(part).size)).toEqual([1, 1]);
   });
+
+  test("one transaction's events are listed in the order they were recorded, even within one millisecond", async () => {
+    const texts = Array.from({ length: 50 }, (_, i) => String(i));
+    await h.database.db.begin(async (tx) => {
+      for (const text of texts) {
+        await recordEvent(tx, noted, {
+          workspaceId: ws.id,
+          subjectId: "n-5",
+          data: { text },
+          requestId: null,
+          actor: { kind: "worker", id: "test" },
+        });
+      }
+    });
+    const rows = await h.database.db<{ text: string }[]>`
+      select data->>'text' as text from events where workspace_id = ${ws.id} and subject_id = 'n-5' order by tx_id, id`;
+    expect(rows.map((r) => r.text)).toEqual(texts);
+  });
 });
