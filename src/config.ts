@@ -67,6 +67,11 @@ export interface Config {
   webhooksAllowPrivate: boolean;
   /** Milliseconds a webhook delivery may take, answer included (10 s). */
   webhookTimeoutMs: number;
+  /**
+   * Milliseconds the dispatcher waits for a batch's first attempts before recording it (250 ms): a POST still in
+   * flight then is recorded pending and settled when it answers (WEBHOOK_HANDOFF_MS).
+   */
+  webhookHandoffMs: number;
   /** Seconds between a delivery's failed attempts and its next: the Standard Webhooks schedule by default. */
   webhookRetryDelays: readonly number[];
   /**
@@ -163,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventsRetentionDays: int(env, "EVENTS_RETENTION_DAYS", 30, 1, 3650),
     webhooksAllowPrivate: flag(env, "WEBHOOKS_ALLOW_PRIVATE", false),
     webhookTimeoutMs: int(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
+    webhookHandoffMs: int(env, "WEBHOOK_HANDOFF_MS", 250, 0, 10_000),
     webhookRetryDelays: delays(env, "WEBHOOK_RETRY_DELAYS", [5, 300, 1800, 7200, 18000, 36000, 36000]),
     shutdownDrainMs: int(env, "SHUTDOWN_DRAIN_MS", 5000, 0, 600_000),
   });

@@ -63,7 +63,8 @@ export function eventJson(db: Db | Tx) {
 /** Deletes events older than `days`; returns how many went (their webhook deliveries go with them). */
 export async function purgeEvents(db: Db | Tx, days: number): Promise<number> {
   // Webhook deliveries are created after their event and kept as long: those older than the retention go, with their
-  // attempts, in the same statement (no foreign key cascades to them: sql/0020).
+  // attempts, in the same statement (no foreign key cascades to them: sql/0020), and so do the runs that recorded
+  // successful first attempts (sql/0022).
   const [row] = await db<{ purged: number }[]>`
     with e as (
       delete from events where occurred_at < now() - make_interval(days => ${days}) returning 1
@@ -72,6 +73,8 @@ export async function purgeEvents(db: Db | Tx, days: number): Promise<number> {
       returning workspace_id, id
     ), a as (
       delete from event_delivery_attempts a using d where a.workspace_id = d.workspace_id and a.delivery_id = d.id
+    ), r as (
+      delete from event_delivery_runs where started_at < now() - make_interval(days => ${days})
     )
     select count(*)::int as purged from e`;
   return row!.purged;

@@ -2,6 +2,8 @@
  * The delivery worker: one POST per attempt, signed per Standard Webhooks, within WEBHOOK_TIMEOUT_MS (10 s) for the
  * whole exchange; 2xx is delivered; otherwise the next attempt is queued after the retry schedule's delay, in the
  * transaction that records this one. At least once; a delivery is attempted by one worker at a time (a lease).
+ * First attempts are the dispatcher's (dispatcher.ts, with `attempt`, `post` and `settleFailure` from here); the
+ * worker makes the retries, the first attempts to a failing subscription, and again any the dispatcher left unrecorded.
  */
 import type { JobResult, JobWithMetadata } from "pg-boss";
 import type { Tx } from "../core/db.ts";
@@ -27,7 +29,8 @@ import { signatureHeader } from "./signature.ts";
 
 /**
  * The data of a delivery job: the deliveries it attempts, each as [workspaceId, id]. The dispatcher puts up to
- * `deliveriesPerJob` new deliveries in one job (one job and one claim for many, not one each); a retry is a job of one.
+ * `deliveriesPerJob` deliveries in one job (a failing subscription's new ones, or first attempts still in flight at
+ * its hand-off: one job and one claim for many, not one each); a retry is a job of one.
  */
 export interface DeliveryJob {
   deliveries: [workspaceId: string, id: string][];
@@ -175,7 +178,7 @@ export async function post(
 export type DeliveryOutcome = "delivered" | "retry" | "failed" | "done_before" | "not_due" | "abandoned";
 
 /** Records a failed attempt, queues the next one or fails the delivery, and may disable the subscription. */
-async function settleFailure(ctx: AppContext, tx: Tx, claimed: ClaimedDelivery, record: AttemptRecord) {
+export async function settleFailure(ctx: AppContext, tx: Tx, claimed: ClaimedDelivery, record: AttemptRecord) {
   const delays = ctx.config.webhookRetryDelays;
   const retry = claimed.attempt <= delays.length;
   await recordAttempt(
@@ -208,7 +211,7 @@ class DeliveryHeld extends Error {}
  * Makes one attempt of a claimed delivery: checks the URL again (DNS may have changed; once a URL a batch) and POSTs.
  * Never throws: whatever goes wrong is the attempt's error. `ok`: the receiver answered 2xx.
  */
-async function attempt(
+export async function attempt(
   ctx: AppContext,
   claimed: ClaimedDelivery,
   urlChecks: Map<string, Promise<WebhookTarget>>,

@@ -83,7 +83,9 @@ export async function rotateSecret(
 
 /**
  * A subscription's recent deliveries, newest event first, with their last attempt; `failed` keeps the failing ones.
- * Read backwards along the (workspace, subscription, event) key.
+ * Read backwards along the (workspace, subscription, event) key; without `failed`, the first attempts that succeeded
+ * and were recorded in runs (`event_delivery_runs`, the `limit` newest runs) are listed with them, each as a delivered
+ * delivery of one attempt whose id is the run's id and the event's, joined by `-` (no row of its own exists).
  */
 export async function deliveriesOf(
   db: Sql,
@@ -92,64 +94,220 @@ export async function deliveriesOf(
   limit = 50,
 ): Promise<Static<typeof WebhookDelivery>[]> {
   const rows = await db<{ delivery: Static<typeof WebhookDelivery> }[]>`
-    select json_build_object(
-      'id', d.id, 'eventId', d.event_id, 'eventType', e.type, 'status', d.status, 'attempts', d.attempts,
-      'nextAttemptAt', case when d.status = 'pending' then iso(d.next_attempt_at) end,
-      'createdAt', iso(d.created_at), 'finishedAt', iso(d.finished_at),
-      'lastAttempt', (select json_build_object(
-          'attempt', a.attempt, 'startedAt', iso(a.started_at), 'responseStatus', a.response_status,
-          'durationMs', a.duration_ms, 'error', a.error, 'responseBody', a.response_body)
-        from event_delivery_attempts a where a.workspace_id = d.workspace_id and a.delivery_id = d.id
-        order by a.attempt desc limit 1)) as delivery
-    from event_deliveries d
-    join events e on e.workspace_id = d.workspace_id and e.id = d.event_id
-    where d.workspace_id = ${subscription.workspaceId} and d.subscription_id = ${subscription.id}
-      ${failed ? db`and (d.status = 'failed' or (d.status = 'pending' and d.attempts > 0))` : db``}
-    order by d.event_id desc
+    with d as (
+      select d.event_id, json_build_object(
+        'id', d.id, 'eventId', d.event_id, 'eventType', e.type, 'status', d.status, 'attempts', d.attempts,
+        'nextAttemptAt', case when d.status = 'pending' then iso(d.next_attempt_at) end,
+        'createdAt', iso(d.created_at), 'finishedAt', iso(d.finished_at),
+        'lastAttempt', (select json_build_object(
+            'attempt', a.attempt, 'startedAt', iso(a.started_at), 'responseStatus', a.response_status,
+            'durationMs', a.duration_ms, 'error', a.error, 'responseBody', a.response_body)
+          from event_delivery_attempts a where a.workspace_id = d.workspace_id and a.delivery_id = d.id
+          order by a.attempt desc limit 1)) as delivery
+      from event_deliveries d
+      join events e on e.workspace_id = d.workspace_id and e.id = d.event_id
+      where d.workspace_id = ${subscription.workspaceId} and d.subscription_id = ${subscription.id}
+        ${failed ? db`and (d.status = 'failed' or (d.status = 'pending' and d.attempts > 0))` : db``}
+      order by d.event_id desc
+      limit ${limit}
+    ), r as (
+      select x.event_id, json_build_object(
+        'id', r.id || '-' || x.event_id, 'eventId', x.event_id, 'eventType', e.type, 'status', 'delivered',
+        'attempts', 1, 'nextAttemptAt', null, 'createdAt', iso(r.started_at),
+        'finishedAt', iso(r.started_at + make_interval(secs => x.duration_ms / 1000.0)),
+        'lastAttempt', json_build_object(
+          'attempt', 1, 'startedAt', iso(r.started_at), 'responseStatus', x.response_status,
+          'durationMs', x.duration_ms, 'error', x.error, 'responseBody', x.response_body)) as delivery
+      from (select * from event_delivery_runs r
+            where r.workspace_id = ${subscription.workspaceId} and r.subscription_id = ${subscription.id}
+              and ${!failed}
+            order by r.id desc
+            limit ${limit}) r
+      cross join unnest(r.event_ids, r.response_statuses, r.durations_ms, r.response_bodies, r.errors)
+        as x (event_id, response_status, duration_ms, response_body, error)
+      join events e on e.workspace_id = r.workspace_id and e.id = x.event_id
+    )
+    select delivery from (select * from d union all select * from r) u
+    order by u.event_id desc
     limit ${limit}`;
   return rows.map((r) => r.delivery);
 }
 
-/** The dispatcher's position, locked for this transaction; undefined while another process holds it. */
-export async function lockDispatchPosition(tx: Tx): Promise<{ tx: string; id: string } | undefined> {
-  const [row] = await tx<{ tx: string; id: string }[]>`
-    select tx_id::text as tx, event_id as id from event_dispatch for update skip locked`;
+/**
+ * Takes the dispatcher's position for `leaseSeconds` under `leaseId` when it is free (no lease, or an expired one) and
+ * an event waits after it below the feed horizon; answers the position, or undefined (nothing new, or another process
+ * holds it). Writes nothing when there is nothing to do.
+ */
+export async function takeDispatchLease(
+  db: Db,
+  leaseId: string,
+  leaseSeconds: number,
+): Promise<{ tx: string; id: string } | undefined> {
+  const [row] = await db<{ tx: string; id: string }[]>`
+    update event_dispatch p set leased_until = now() + make_interval(secs => ${leaseSeconds}), lease_id = ${leaseId}
+    where (p.leased_until is null or p.leased_until < now())
+      and exists (select 1 from events e
+                  where (e.tx_id, e.id) > (p.tx_id, p.event_id) and e.tx_id < ${feedHorizon(db)})
+    returning p.tx_id::text as tx, p.event_id as id`;
   return row;
 }
 
-/** A batch of events after the position, in commit order, each with the active subscriptions it goes to. */
-export async function dispatchBatch(tx: Tx, after: { tx: string; id: string }, take: number) {
-  return tx<{ workspaceId: string; eventId: string; tx: string; subscriptionIds: string[] }[]>`
-    with batch as (
-      select e.workspace_id, e.id, e.tx_id, e.type, e.occurred_at from events e
-      where (e.tx_id, e.id) > (${after.tx}::xid8, ${after.id}) and e.tx_id < ${feedHorizon(tx)}
-      order by e.tx_id, e.id
-      limit ${take}
-    )
-    select b.workspace_id, b.id as event_id, b.tx_id::text as tx,
-           array(select s.id from webhook_subscriptions s
-                 where s.workspace_id = b.workspace_id and s.status = 'active' and s.created_at <= b.occurred_at
-                   and (s.event_types @> '{*}' or b.type = any(s.event_types))
-                 order by s.id) as subscription_ids
-    from batch b
-    order by b.tx_id, b.id`;
+/** Gives the position's lease up, if it is still `leaseId`'s. */
+export async function releaseDispatchLease(db: Db, leaseId: string): Promise<void> {
+  await db`update event_dispatch set leased_until = null, lease_id = null where lease_id = ${leaseId}`;
 }
 
-/** Inserts pending deliveries (ids given) and moves the dispatcher's position. */
+/** Locks the position for this transaction if `leaseId` still holds its lease; false when another process took it. */
+export async function lockDispatchLease(tx: Tx, leaseId: string): Promise<boolean> {
+  const rows = await tx`select 1 from event_dispatch where lease_id = ${leaseId} for update`;
+  return rows.length > 0;
+}
+
+/** Moves the dispatcher's position and releases the lease (the caller locked it: `lockDispatchLease`). */
+export async function moveDispatchPosition(tx: Tx, position: { tx: string; id: string }): Promise<void> {
+  await tx`update event_dispatch set tx_id = ${position.tx}::xid8, event_id = ${position.id},
+    leased_until = null, lease_id = null`;
+}
+
+/** An event of a dispatch batch: its position, the active subscriptions it goes to, and its body when it has any. */
+export interface DispatchedEvent {
+  workspaceId: string;
+  eventId: string;
+  tx: string;
+  subscriptionIds: string[];
+  body: string | null;
+}
+
+/**
+ * A batch of events after the position, in commit order, each with the active subscriptions it goes to (created
+ * before the event) and, when it goes to one, its body (`eventJson`, as a delivery sends it): at most `take` events,
+ * and no event after the one that brings the batch to `maxDeliveries` deliveries (the first is always taken whole).
+ */
+export async function dispatchBatch(
+  db: Db,
+  after: { tx: string; id: string },
+  take: number,
+  maxDeliveries: number,
+): Promise<DispatchedEvent[]> {
+  return db<DispatchedEvent[]>`
+    with batch as (
+      select e.workspace_id, e.id, e.tx_id, e.type, e.occurred_at, e.subject_kind, e.subject_id, e.data,
+        e.request_id, e.actor_kind, e.actor_id,
+        array(select s.id from webhook_subscriptions s
+              where s.workspace_id = e.workspace_id and s.status = 'active' and s.created_at <= e.occurred_at
+                and (s.event_types @> '{*}' or e.type = any(s.event_types))
+              order by s.id) as subscription_ids
+      from events e
+      where (e.tx_id, e.id) > (${after.tx}::xid8, ${after.id}) and e.tx_id < ${feedHorizon(db)}
+      order by e.tx_id, e.id
+      limit ${take}
+    ), counted as (
+      select b.*, coalesce(sum(cardinality(b.subscription_ids)) over (
+        order by b.tx_id, b.id rows between unbounded preceding and 1 preceding), 0) as before
+      from batch b
+    )
+    select e.workspace_id, e.id as event_id, e.tx_id::text as tx, e.subscription_ids,
+      case when cardinality(e.subscription_ids) > 0 then ${eventJson(db)}::text end as body
+    from counted e
+    where e.before < ${maxDeliveries}
+    order by e.tx_id, e.id`;
+}
+
+/** What a first attempt needs of a subscription: its URL, live secrets, and whether it is failing. */
+export interface DispatchTarget {
+  workspaceId: string;
+  id: string;
+  url: string;
+  failing: boolean;
+  secrets: string[];
+}
+
+/** The given subscriptions' targets. */
+export async function dispatchTargets(db: Db, keys: { workspaceId: string; id: string }[]): Promise<DispatchTarget[]> {
+  if (!keys.length) return [];
+  return db<DispatchTarget[]>`
+    select s.workspace_id, s.id, s.url, s.failing_since is not null as failing,
+      array(select k.secret from webhook_secrets k
+            where k.workspace_id = s.workspace_id and k.subscription_id = s.id
+              and (k.expires_at is null or k.expires_at > now())
+            order by k.created_at, k.id) as secrets
+    from webhook_subscriptions s
+    join unnest(${keys.map((k) => k.workspaceId)}::text[], ${keys.map((k) => k.id)}::text[]) as u (workspace_id, id)
+      on s.workspace_id = u.workspace_id and s.id = u.id`;
+}
+
+/** The successful first attempts of one dispatch batch to one subscription (`event_delivery_runs`). */
+export interface DeliveryRun {
+  workspaceId: string;
+  subscriptionId: string;
+  id: string;
+  startedAt: Date;
+  eventIds: string[];
+  responseStatuses: number[];
+  durationsMs: number[];
+  responseBodies: (string | null)[];
+  errors: (string | null)[];
+}
+
+/** Inserts runs and clears their subscriptions' failure clocks, in one statement. */
+export async function insertRuns(tx: Tx, runs: DeliveryRun[]): Promise<void> {
+  if (!runs.length) return;
+  const rows = runs.map((r) => ({
+    workspace_id: r.workspaceId,
+    subscription_id: r.subscriptionId,
+    id: r.id,
+    started_at: r.startedAt.toISOString(),
+    event_ids: r.eventIds,
+    response_statuses: r.responseStatuses,
+    durations_ms: r.durationsMs,
+    response_bodies: r.responseBodies,
+    errors: r.errors,
+  }));
+  await tx`
+    with r as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r (
+        workspace_id text, subscription_id text, id text, started_at timestamptz, event_ids text[],
+        response_statuses integer[], durations_ms integer[], response_bodies text[], errors text[])
+    ), i as (
+      insert into event_delivery_runs (
+        workspace_id, subscription_id, id, started_at, event_ids, response_statuses, durations_ms, response_bodies,
+        errors)
+      select workspace_id, subscription_id, id, started_at, event_ids, response_statuses, durations_ms,
+        response_bodies, errors
+      from r
+    )
+    update webhook_subscriptions s set failing_since = null
+    from r
+    where s.workspace_id = r.workspace_id and s.id = r.subscription_id and s.failing_since is not null`;
+}
+
+/**
+ * Inserts deliveries (ids given): pending and due now, or, with `attempts` and `leasedSeconds`, with a first attempt
+ * made (attempts = 1) and held for that long (an attempt still in flight, or a failure about to be settled).
+ */
 export async function insertDeliveries(
   tx: Tx,
-  deliveries: { id: string; workspaceId: string; eventId: string; subscriptionId: string }[],
-  position: { tx: string; id: string },
+  deliveries: {
+    id: string;
+    workspaceId: string;
+    eventId: string;
+    subscriptionId: string;
+    attempts: number;
+    leasedSeconds: number;
+  }[],
 ): Promise<void> {
-  if (deliveries.length) {
-    await tx`
-      insert into event_deliveries (id, workspace_id, event_id, subscription_id)
-      select * from unnest(
-        ${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.workspaceId)}::text[],
-        ${deliveries.map((d) => d.eventId)}::text[], ${deliveries.map((d) => d.subscriptionId)}::text[])
-      on conflict (workspace_id, subscription_id, event_id) do nothing`;
-  }
-  await tx`update event_dispatch set tx_id = ${position.tx}::xid8, event_id = ${position.id}`;
+  if (!deliveries.length) return;
+  await tx`
+    insert into event_deliveries (id, workspace_id, event_id, subscription_id, attempts, leased_until, next_attempt_at)
+    select u.id, u.workspace_id, u.event_id, u.subscription_id, u.attempts,
+      case when u.leased > 0 then now() + make_interval(secs => u.leased) end,
+      now() + make_interval(secs => u.leased)
+    from unnest(
+      ${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.workspaceId)}::text[],
+      ${deliveries.map((d) => d.eventId)}::text[], ${deliveries.map((d) => d.subscriptionId)}::text[],
+      ${deliveries.map((d) => d.attempts)}::int[], ${deliveries.map((d) => d.leasedSeconds)}::int[])
+      as u (id, workspace_id, event_id, subscription_id, attempts, leased)
+    on conflict (workspace_id, subscription_id, event_id) do nothing`;
 }
 
 /** A delivery named by its key. */

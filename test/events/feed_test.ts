@@ -164,7 +164,7 @@ describe("filters, pages and refusals", () => {
 });
 
 describe("the purge", () => {
-  test("deletes events older than the retention, their webhook deliveries and attempts with them, keeps the others, and is scheduled daily", async () => {
+  test("deletes events older than the retention, their webhook deliveries, attempts and runs with them, keeps the others, and is scheduled daily", async () => {
     const ws = await h.workspace();
     const old = await write(ws, "old");
     const recent = await write(ws, "new");
@@ -182,6 +182,10 @@ describe("the purge", () => {
                values (${id}, ${ws.id}, ${eventId}, ${sub.id}, now() - ${age}::interval, 'delivered')`;
       await db`insert into event_delivery_attempts (workspace_id, delivery_id, attempt, started_at, duration_ms)
                values (${ws.id}, ${id}, 1, now() - ${age}::interval, 5)`;
+      await db`insert into event_delivery_runs (workspace_id, subscription_id, id, started_at, event_ids,
+                 response_statuses, durations_ms, response_bodies, errors)
+               values (${ws.id}, ${sub.id}, ${`RUN-${id}`}, now() - ${age}::interval, ${[eventId]}::text[],
+                 '{204}', '{5}', '{""}', '{NULL}')`;
     }
     await startEventsPurge(h.ctx);
     const boss = await h.ctx.jobs.boss();
@@ -201,5 +205,7 @@ describe("the purge", () => {
     const orphans =
       await db`select 1 from event_delivery_attempts where workspace_id = ${ws.id} and delivery_id = 'PURGE-OLD'`;
     expect(orphans.length).toBe(0);
+    const runs = await db<{ id: string }[]>`select id from event_delivery_runs where workspace_id = ${ws.id}`;
+    expect(runs.map((r) => r.id)).toEqual(["RUN-PURGE-NEW"]);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Deliveries in batches, with no background worker in this file: the dispatcher's jobs carry up to 50 deliveries,
- * and one job's deliveries are claimed, POSTed to a real local receiver and recorded together, a failure retried by a
- * job of its own, a delivery held by another worker left to it.
+ * Deliveries in batches, with no background worker in this file: the dispatcher queues a failing subscription's new
+ * deliveries as jobs of up to 50 (a subscription that is not failing gets its first attempts from the dispatcher
+ * itself: inline_test.ts), and one job's deliveries are claimed, POSTed to a real local receiver and recorded
+ * together, a failure retried by a job of its own, a delivery held by another worker left to it.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import type { AppContext } from "../../src/core/operation.ts";
@@ -39,23 +40,26 @@ async function deliveryJobs() {
 }
 
 describe("the dispatcher", () => {
-  test(`queues new deliveries ${deliveriesPerJob} a job, every delivery in exactly one job`, async () => {
+  test(`queues a failing subscription's new deliveries ${deliveriesPerJob} a job, each in exactly one job, unattempted`, async () => {
     const ws = await h.workspace();
-    await createSubscription(db, { workspace: ws.slug, url: ok.url, events: "*" }, { allowPrivate: true });
+    const sub = await createSubscription(db, { workspace: ws.slug, url: ok.url, events: "*" }, { allowPrivate: true });
+    await db`update webhook_subscriptions set failing_since = now() - interval '1 hour' where id = ${sub.id}`;
     await createCompanies(ws, 2 * deliveriesPerJob + 7);
     const before = (await deliveryJobs()).length;
+    const okBefore = ok.received.length;
     let dispatched = 0;
     for (;;) {
-      const { deliveries } = await dispatchOnce(ctx);
-      if (!deliveries) break;
+      const { events, deliveries } = await dispatchOnce(ctx);
+      if (!events) break;
       dispatched += deliveries;
     }
     expect(dispatched).toBe(2 * deliveriesPerJob + 7);
+    expect(ok.received.length).toBe(okBefore);
     const jobs = (await deliveryJobs()).slice(before);
     expect(jobs.map((j) => j.length).sort((a, b) => a - b)).toEqual([7, deliveriesPerJob, deliveriesPerJob]);
-    const stored = await db<
-      { id: string }[]
-    >`select id from event_deliveries where workspace_id = ${ws.id} order by id`;
+    const stored = await db<{ id: string; attempts: number; status: string }[]>`
+      select id, attempts, status from event_deliveries where workspace_id = ${ws.id} order by id`;
+    expect(stored.every((d) => d.attempts === 0 && d.status === "pending")).toBe(true);
     expect(
       jobs
         .flat()
