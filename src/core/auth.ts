@@ -130,7 +130,8 @@ export async function authenticate(
 
 /**
  * The set of the names in a space-separated list, shared by every request with the same list (a key's scopes
- * change rarely): building the set, or parsing a text[] column, on each request cost a tenth of its CPU.
+ * change rarely): building the set, or parsing a text[] column, on each request cost a tenth of its CPU. Scope and
+ * module names never contain a space.
  */
 const sets = new Map<string, ReadonlySet<string>>();
 function setOf(list: string): ReadonlySet<string> {

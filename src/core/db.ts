@@ -47,6 +47,9 @@ export function connect(
     /**
      * The URL leads through a transaction pooler (PgBouncer): no named prepared statements. A statement prepared on
      * one server connection is unknown to the next transaction's, which the pooler may take from another.
+     * patches/postgres@3.4.9.patch keeps this fast and working: an unnamed statement's parameter types are remembered
+     * per text and connection (its next runs are one round trip), and sql.begin reserves its connection before the
+     * pipeline limit is looked at (with max_pipeline: 0 it failed UNSAFE_TRANSACTION).
      */
     pooled?: boolean;
   } = {},
@@ -66,6 +69,7 @@ export function connect(
     // transform would rebuild every JSON object key by key (a quarter of the CPU of a handover request).
     transform: { column: { from: postgres.toCamel, to: postgres.fromCamel } },
     onnotice: options.onnotice ?? (() => {}),
+    // Start-up parameters only, and ones PgBouncer tracks per client: the service sets no session state.
     connection: { application_name: "lettings-service", TimeZone: "UTC" },
     types: {
       json: {

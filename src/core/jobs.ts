@@ -75,7 +75,11 @@ function describeObject(value: unknown): string {
   }
 }
 
-/** The job queue: pg-boss in the `pgboss` schema of the service's database, started on first use. */
+/**
+ * The job queue: pg-boss in the `pgboss` schema of the service's database, started on first use. It works through a
+ * transaction pooler: node-postgres sends unnamed statements, one query at a time, and pg-boss takes only
+ * transaction-scoped locks and `SET LOCAL`, with `useListenNotify` off (its default; keep it so).
+ */
 export class Jobs {
   #boss: Promise<PgBoss> | undefined;
   #created = new Set<string>();

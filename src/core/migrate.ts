@@ -55,7 +55,11 @@ export interface Migration {
   checksum: string;
 }
 
-/** The migrations in order. */
+/**
+ * The migrations in order. Only the names' order matters: there is no 0002-0005 (never committed; 0001 holds the
+ * first data model, and that day's branches took 0006 and 0007). 0001 and 0007 were edited after they had landed,
+ * before checksums were recorded; sql/0011 reapplies those edits on databases migrated before them.
+ */
 export function listMigrations(dir = migrationsDir): Migration[] {
   return readdirSync(dir)
     .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))

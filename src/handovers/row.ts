@@ -62,7 +62,8 @@ function followUpsOf(...visits: (InspectionInputs | null)[]): FollowUp[] {
 /**
  * The version of what fullRow computes, stored with each row (sql/0012): raise it whenever a change here, in
  * outstanding.ts or in schema.ts changes what a row holds for the same inputs (a field, a rule, a message, an order).
- * Stored rows of another shape are then computed again on their next read; no migration is needed.
+ * Stored rows of another shape are then computed again on their next read; no migration is needed. During a rolling
+ * deploy, processes of two shapes each compute the other's rows again (correct, slower).
  * test/handovers/row_shape_test.ts fails until it is raised.
  */
 export const rowShape = 1;

@@ -256,7 +256,8 @@ export async function workspaceOfNumber(db: Db, number: string): Promise<string 
 
 /**
  * The thread of a workspace number and another party, locked (undefined when there is none yet). A transaction
- * lock on the pair comes first, so two first messages from a new sender open one thread, not two.
+ * lock on the pair comes first, so two first messages from a new sender open one thread, not two. (No unique index
+ * on the pair: imported data may already hold two threads for one; the newest is taken.)
  */
 export async function lockPairThread(tx: Tx, workspaceId: string, localNumber: string, address: string) {
   await tx`select pg_advisory_xact_lock(hashtextextended(${`sms:${workspaceId}:${localNumber}:${address}`}, 0))`;
