@@ -11,6 +11,7 @@ import type { AppContext } from "../../src/core/operation.ts";
 import { attemptDeliveries, ensureDeliveryQueue } from "../../src/webhooks/deliver.ts";
 import { deliveriesPerBatch, DispatchLeaseLost, dispatchOnce } from "../../src/webhooks/dispatcher.ts";
 import { createSubscription, subscriptionDeliveries } from "../../src/webhooks/subscriptions.ts";
+import { throughPgBouncer } from "../support/database.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { runCli } from "../support/service.ts";
 import { startReceiver, webhookContext, type Receiver } from "./receiver.ts";
@@ -220,7 +221,7 @@ describe("a URL's first attempts", () => {
 describe("the position's lease", () => {
   test("two dispatchers never POST one event to one subscription twice", async () => {
     await dispatchAll();
-    const other = connect(h.database.url, { max: 4 });
+    const other = connect(h.database.url, { max: 4, pooled: throughPgBouncer });
     const second: AppContext = { ...ctx, db: other };
     try {
       const ws = await h.workspace();
