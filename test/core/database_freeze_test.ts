@@ -112,7 +112,10 @@ test("a database frozen with its connections open: 503 within the answer timeout
     expect(during.filter((s) => s.status !== 503 || s.tag !== "IntegrationUnavailable")).toEqual([]);
     expect(samples.filter((s) => s.status === "hung" || s.status === "failed")).toEqual([]);
     expect(probes.filter((p) => p.status !== 503)).toEqual([]);
+    // Refused once the answer timeout passes (plus the check's interval): never a wait much beyond 2 s.
+    expect(Math.max(...latencies)).toBeLessThan(answerTimeoutMs + 1_500);
     expect(back).toBeDefined();
+    expect(back! - thawing).toBeLessThan(5_000);
     expect(samples.filter((s) => s.start >= back! && s.status !== 200)).toEqual([]);
   } finally {
     pg.thaw();
