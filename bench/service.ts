@@ -43,7 +43,9 @@ export async function startService(input: {
   const url = `http://127.0.0.1:${port}`;
   const fd = openSync(input.logFile, "a");
   const started = performance.now();
-  const proc = Bun.spawn([process.execPath, "src/main.ts"], {
+  // BENCH_PROFILE=<dir>: the service writes a CPU profile there (Markdown, as Bun's --cpu-prof-md) when it stops.
+  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const proc = Bun.spawn([process.execPath, ...profile, "src/main.ts"], {
     cwd: root,
     env: {
       ...process.env,
