@@ -5,7 +5,7 @@
 import postgres from "postgres";
 import { mkdirSync, existsSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { resolve, join } from "node:path";
-import { userInfo } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import type { Config } from "../config.ts";
 import type { Logger } from "./log.ts";
 import { logMigrationRun, migrate } from "./migrate.ts";
@@ -25,6 +25,21 @@ export const connectTimeoutSeconds = 2;
  */
 export function reconnectDelaySeconds(retries: number): number {
   return Math.min(0.05 * 2 ** retries, 0.5) * (0.5 + Math.random() / 2);
+}
+
+/**
+ * Where a connection string leads: a Unix-domain socket when its `host` parameter is a directory, libpq's way
+ * (`postgres://user@localhost/db?host=/var/run/postgresql`: the socket `<dir>/.s.PGSQL.<port>`), else TCP.
+ * postgres.js reads a socket only from its `path` option (it would send `host` to the server as a setting); pg-boss's
+ * driver reads the parameter itself. On one machine a socket spares the TCP stack a round trip: company creations
+ * 10-22% more a second, 11-19% less CPU each, than over 127.0.0.1 (bench/README).
+ */
+export function socketOf(url: string): { url: string; path?: string } {
+  const parsed = URL.parse(url);
+  const dir = parsed?.searchParams.get("host");
+  if (!parsed || !dir?.startsWith("/")) return { url };
+  parsed.searchParams.delete("host");
+  return { url: parsed.toString(), path: `${dir.replace(/\/+$/, "")}/.s.PGSQL.${parsed.port || 5432}` };
 }
 
 /**
@@ -54,7 +69,9 @@ export function connect(
     pooled?: boolean;
   } = {},
 ): Db {
-  return postgres(url, {
+  const to = socketOf(url);
+  return postgres(to.url, {
+    ...(to.path ? { path: to.path } : {}),
     debug: options.debug,
     max: options.max ?? 10,
     prepare: !options.pooled,
@@ -180,7 +197,17 @@ export async function startEmbeddedPostgres(
   mkdirSync(dataDir, { recursive: true });
   const pidFile = join(dataDir, "postmaster.pid");
   const stateFile = join(resolve(dataDir, ".."), `${dataDir.split("/").pop()}.port`);
-  const urlOf = (port: number) => `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  // Connections go over the server's Unix-domain socket (socketOf: 10-22% more company creations a second than TCP on
+  // 127.0.0.1), in the temporary folder as Postgres's own default puts it (a bind-mounted data folder may not hold a
+  // socket; Postgres touches it hourly against /tmp cleaners) when its path fits a socket address (104 bytes on macOS)
+  // and has no comma (the setting is a list). Where no socket is found, TCP, as before.
+  const tmp = tmpdir();
+  const socketDir = !tmp.includes(",") && `${tmp}/.s.PGSQL.65535`.length < 100 ? tmp : undefined;
+  const urlOf = (port: number) => {
+    const url = new URL(`postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
+    if (socketDir && existsSync(join(socketDir, `.s.PGSQL.${port}`))) url.searchParams.set("host", socketDir);
+    return url.toString();
+  };
   /** Marks the server ours until `stop()` or exit, whichever comes first. */
   const own = (port: number, stopServer: () => Promise<void>): EmbeddedServer => {
     writeFileSync(stateFile, `${port}\n${process.pid}\n`);
@@ -225,7 +252,10 @@ export async function startEmbeddedPostgres(
     authMethod: "password",
     persistent: true,
     createPostgresUser: userInfo().uid === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "fsync=off"],
+    postgresFlags: [
+      ...["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "fsync=off"],
+      ...(socketDir ? ["-c", `unix_socket_directories=${socketDir}`] : []),
+    ],
     onLog: (m) => log(String(m).trim()),
     onError: (m) => log(String(m instanceof Error ? m.message : m).trim()),
   });

@@ -39,6 +39,7 @@ async function startRelay(target: URL) {
   const url = new URL(target);
   url.hostname = "127.0.0.1";
   url.port = String((listener.address() as net.AddressInfo).port);
+  url.searchParams.delete("host"); // the relay is TCP (the embedded server listens on 127.0.0.1 besides its socket)
   return {
     url: url.toString(),
     /** Resets every connection relayed so far. */

@@ -4,6 +4,7 @@ import postgres from "postgres";
 import { companyCreated } from "../../src/contacts/events.ts";
 import { queues } from "../../src/core/jobs.ts";
 import { eventsPurgeCron, startEventsPurge } from "../../src/events/purge.ts";
+import { socketOf } from "../../src/core/db.ts";
 import { recordEvent } from "../../src/events/record.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { insertTask } from "../tasks/fixtures.ts";
@@ -59,7 +60,8 @@ describe("the feed's order", () => {
     const ws = await h.workspace();
     const url = new URL(h.database.url);
     url.pathname = "/postgres";
-    const other = postgres(url.toString(), { max: 1, onnotice: () => {} });
+    const to = socketOf(url.toString());
+    const other = postgres(to.url, { max: 1, onnotice: () => {}, ...(to.path ? { path: to.path } : {}) });
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let holding!: () => void;

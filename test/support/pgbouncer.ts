@@ -122,6 +122,7 @@ export async function startPgBouncer(serverUrl: string, settings: Record<string,
     const u = new URL(serverUrl);
     u.hostname = "127.0.0.1";
     u.port = String(port);
+    u.searchParams.delete("host"); // the pooler is reached over TCP, even when the server is over a socket
     u.pathname = `/${database}`;
     return u.toString();
   };
