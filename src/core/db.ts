@@ -200,9 +200,10 @@ export async function startEmbeddedPostgres(
   // Connections go over the server's Unix-domain socket (socketOf: 10-22% more company creations a second than TCP on
   // 127.0.0.1), in the temporary folder as Postgres's own default puts it (a bind-mounted data folder may not hold a
   // socket; Postgres touches it hourly against /tmp cleaners) when its path fits a socket address (104 bytes on macOS)
-  // and has no comma (the setting is a list). Where no socket is found, TCP, as before.
+  // and has no comma (the setting is a list); not on Windows. Where no socket is found, TCP, as before.
   const tmp = tmpdir();
-  const socketDir = !tmp.includes(",") && `${tmp}/.s.PGSQL.65535`.length < 100 ? tmp : undefined;
+  const fits = process.platform !== "win32" && !tmp.includes(",") && `${tmp}/.s.PGSQL.65535`.length < 100;
+  const socketDir = fits ? tmp : undefined;
   const urlOf = (port: number) => {
     const url = new URL(`postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
     if (socketDir && existsSync(join(socketDir, `.s.PGSQL.${port}`))) url.searchParams.set("host", socketDir);
