@@ -5,7 +5,7 @@
 import postgres from "postgres";
 import { mkdirSync, existsSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { resolve, join } from "node:path";
-import { tmpdir, userInfo } from "node:os";
+import { userInfo } from "node:os";
 import type { Config } from "../config.ts";
 import type { Logger } from "./log.ts";
 import { logMigrationRun, migrate } from "./migrate.ts";
@@ -198,12 +198,10 @@ export async function startEmbeddedPostgres(
   const pidFile = join(dataDir, "postmaster.pid");
   const stateFile = join(resolve(dataDir, ".."), `${dataDir.split("/").pop()}.port`);
   // Connections go over the server's Unix-domain socket (socketOf: 10-22% more company creations a second than TCP on
-  // 127.0.0.1), in the temporary folder as Postgres's own default puts it (a bind-mounted data folder may not hold a
-  // socket; Postgres touches it hourly against /tmp cleaners) when its path fits a socket address (104 bytes on macOS)
-  // and has no comma (the setting is a list); not on Windows. Where no socket is found, TCP, as before.
-  const tmp = tmpdir();
-  const fits = process.platform !== "win32" && !tmp.includes(",") && `${tmp}/.s.PGSQL.65535`.length < 100;
-  const socketDir = fits ? tmp : undefined;
+  // 127.0.0.1), in /tmp, where Postgres puts it by default and always could (a bind-mounted data folder may not hold a
+  // socket, and $TMPDIR may be a folder the postgres user cannot write; Postgres touches the socket hourly against
+  // /tmp cleaners). Not on Windows. Where no socket is found (an older server), TCP, as before.
+  const socketDir = process.platform !== "win32" && existsSync("/tmp") ? "/tmp" : undefined;
   const urlOf = (port: number) => {
     const url = new URL(`postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
     if (socketDir && existsSync(join(socketDir, `.s.PGSQL.${port}`))) url.searchParams.set("host", socketDir);

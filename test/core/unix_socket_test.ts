@@ -1,7 +1,7 @@
 /**
  * A DATABASE_URL naming a Unix-domain socket libpq's way (`?host=<directory>`): the service migrates, serves and runs
  * its job workers (pg-boss, another driver) over the socket, and opens no TCP connection at all. The Postgres is the
- * test's own, with its socket in its temporary folder; the embedded Postgres's is in the temporary folder.
+ * test's own, with its socket in its temporary folder; the embedded Postgres's is in /tmp.
  */
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
@@ -80,13 +80,13 @@ test("over a socket the service migrates, answers and sends its jobs, with no TC
   }
 });
 
-test("the embedded Postgres is reached over its socket in the temporary folder", async () => {
+test("the embedded Postgres is reached over its socket in /tmp", async () => {
   const dir = mkdtempSync(join(tmpdir(), "lettings-embedded-"));
   chmodSync(dir, 0o755); // as root, Postgres runs as the postgres user, which must reach the folder
   const server = await startEmbeddedPostgres(join(dir, "pg"));
   const db = connect(server.url, { max: 1 });
   try {
-    expect(new URL(server.url).searchParams.get("host")).toBe(tmpdir());
+    expect(new URL(server.url).searchParams.get("host")).toBe("/tmp");
     const [row] = await db<{ tcp: boolean }[]>`select inet_server_addr() is not null as tcp`;
     expect(row!.tcp).toBe(false);
   } finally {
