@@ -140,7 +140,11 @@ async function dispatchLeased(
   const attempts: (Promise<AttemptRecord & { ok: boolean }> | undefined)[] = inline.map(() => undefined);
   let handedOff = false;
   const byUrl = new Map<string, number[]>();
-  for (const [i, d] of inline.entries()) byUrl.set(d.url, [...(byUrl.get(d.url) ?? []), i]);
+  for (const [i, d] of inline.entries()) {
+    const indexes = byUrl.get(d.url);
+    if (indexes) indexes.push(i);
+    else byUrl.set(d.url, [i]);
+  }
   const lanes = [...byUrl.values()].flatMap((indexes) => {
     let next = 0;
     return Array.from({ length: Math.min(postsPerUrl, indexes.length) }, async () => {
