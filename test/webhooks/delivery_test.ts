@@ -2,39 +2,25 @@
  * Deliveries by the real workers (dispatcher and pg-boss delivery worker in this process) to a real local receiver;
  * signatures checked by the `standardwebhooks` package, an independent implementation.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import type { AppContext } from "../../src/core/operation.ts";
 import { attemptDeliveries, startWebhookWorkers } from "../../src/webhooks/deliver.ts";
-import {
-  createSubscription,
-  rotateSubscriptionSecret,
-  subscriptionDeliveries,
-} from "../../src/webhooks/subscriptions.ts";
+import { rotateSubscriptionSecret, subscriptionDeliveries } from "../../src/webhooks/subscriptions.ts";
 import { until } from "../telephony/fixtures.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { insertTask } from "../tasks/fixtures.ts";
-import { startReceiver, webhookContext, type Receiver } from "./receiver.ts";
+import { fileReceivers, subscribe as subscribeTo, webhookContext } from "./receiver.ts";
 
 const h = await harness();
 const db = h.database.db;
 const ctx = webhookContext(h, "1,1,1");
 const config = ctx.config;
-const receivers: Receiver[] = [];
 beforeAll(() => startWebhookWorkers(ctx));
-afterAll(() => {
-  for (const r of receivers) r.stop();
-});
 
-function receiver(options?: { delayMs?: number }) {
-  const r = startReceiver(options);
-  receivers.push(r);
-  return r;
-}
+const receiver = fileReceivers();
 
-async function subscribe(ws: TestWorkspace, url: string, events = "*") {
-  return createSubscription(db, { workspace: ws.slug, url, events }, { allowPrivate: true });
-}
+const subscribe = (ws: TestWorkspace, url: string, events = "*") => subscribeTo(db, ws, url, events);
 
 async function createCompany(ws: TestWorkspace, name = "Acme Lettings") {
   const res = await h.request("POST", "/companies", { key: ws.key, body: { name } });

@@ -5,36 +5,26 @@
  * done; a batch is bounded by deliveries; two dispatchers never POST one event to one subscription twice; a
  * dispatcher whose lease was taken over rolls back without moving the position.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { connect } from "../../src/core/db.ts";
 import type { AppContext } from "../../src/core/operation.ts";
 import { attemptDeliveries, ensureDeliveryQueue } from "../../src/webhooks/deliver.ts";
 import { deliveriesPerBatch, DispatchLeaseLost, dispatchOnce } from "../../src/webhooks/dispatcher.ts";
-import { createSubscription, subscriptionDeliveries } from "../../src/webhooks/subscriptions.ts";
+import { subscriptionDeliveries } from "../../src/webhooks/subscriptions.ts";
 import { throughPgBouncer } from "../support/database.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { runCli } from "../support/service.ts";
-import { startReceiver, webhookContext, type Receiver } from "./receiver.ts";
+import { fileReceivers, subscribe as subscribeTo, webhookContext } from "./receiver.ts";
 
 const h = await harness();
 const db = h.database.db;
 const base = webhookContext(h, "1,1,1");
 const ctx: AppContext = { ...base, config: { ...base.config, webhookHandoffMs: 250 } };
 await ensureDeliveryQueue(ctx.jobs);
-const receivers: Receiver[] = [];
-afterAll(() => {
-  for (const r of receivers) r.stop();
-});
 
-function receiver(options?: { delayMs?: number }) {
-  const r = startReceiver(options);
-  receivers.push(r);
-  return r;
-}
+const receiver = fileReceivers();
 
-async function subscribe(ws: TestWorkspace, url: string, events = "*") {
-  return createSubscription(db, { workspace: ws.slug, url, events }, { allowPrivate: true });
-}
+const subscribe = (ws: TestWorkspace, url: string, events = "*") => subscribeTo(db, ws, url, events);
 
 async function createCompanies(ws: TestWorkspace, n: number) {
   for (let i = 0; i < n; i++) {

@@ -1,7 +1,10 @@
 /** A real local webhook receiver for the tests: records every request and answers from a script. */
+import { afterAll } from "bun:test";
 import { loadConfig } from "../../src/config.ts";
 import type { AppContext } from "../../src/core/operation.ts";
-import type { Harness } from "../support/harness.ts";
+import type { Db } from "../../src/core/db.ts";
+import { createSubscription } from "../../src/webhooks/subscriptions.ts";
+import type { Harness, TestWorkspace } from "../support/harness.ts";
 
 /** One request the receiver got. */
 export interface Received {
@@ -118,4 +121,22 @@ export function webhookContext(h: Harness, retryDelays: string): AppContext {
     WEBHOOK_TIMEOUT_MS: "1500",
   });
   return { ...h.ctx, config };
+}
+
+/** A function that starts receivers for the calling test file, every one of them stopped after its last test. */
+export function fileReceivers(): (options?: { delayMs?: number }) => Receiver {
+  const started: Receiver[] = [];
+  afterAll(() => {
+    for (const r of started) r.stop();
+  });
+  return (options) => {
+    const r = startReceiver(options);
+    started.push(r);
+    return r;
+  };
+}
+
+/** Subscribes `ws` to `url` for `events` (every type by default); receivers on 127.0.0.1 are allowed. */
+export function subscribe(db: Db, ws: TestWorkspace, url: string, events = "*") {
+  return createSubscription(db, { workspace: ws.slug, url, events }, { allowPrivate: true });
 }
