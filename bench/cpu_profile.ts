@@ -2,7 +2,8 @@
  * CPU a request of one scenario, one request at a time through app.handle on a seeded database
  * (`bun bench/cpu_profile.ts`): the service's CPU (this process) and the Postgres backend's (the pool's one
  * connection, read from /proc/<pid>/schedstat), so other processes on the machine do not count. PROFILE: agenda
- * (default), agendaOne (the same with limit=1: the fixed cost), hazard (GET hazard settings: a small read), handover
+ * (default), agendaStored (20 such pages over and over: each served from stored days), agendaComputed (pages that
+ * are not whole days: computed), agendaFirst (each member of staff's weeks once: computed and stored), agendaOne (the same with limit=1: the fixed cost), hazard (GET hazard settings: a small read), handover
  * (stored rows), handoverFirst (computing and storing rows), createCompany. BENCH_SCALE (1), N (400). KEEP=1 keeps
  * the seeded database (its URL is printed); PROFILE_DB=<that URL> reuses it instead of seeding. CONCURRENCY=C (1)
  * sends C requests at a time over a pool of C connections and counts the CPU of all C backends: contention between
@@ -47,6 +48,7 @@ try {
   await entitle(seedDb, "profile", "maintenance-pro");
   // First reads compute every row again.
   if (profile === "handoverFirst") await seedDb`delete from handover_rows`;
+  if (profile === "agendaFirst") await seedDb`delete from agenda_days`;
   const key = await createApiKey(seedDb, {
     workspace: "profile",
     name: "p",
@@ -80,7 +82,14 @@ try {
         })(requestMaker("agenda", pools, runId))
       : profile === "hazard"
         ? () => ({ method: "GET", path: "/maintenance-pro/hazard-settings" })
-        : requestMaker(profile as "agenda", pools, runId);
+        : profile === "agendaStored"
+          ? ((agenda) => {
+              // 20 pages, over and over: after the warm-up every one is served from stored days.
+              const pages = Array.from({ length: 20 }, agenda);
+              let i = 0;
+              return () => pages[i++ % pages.length]!;
+            })(requestMaker("agenda", pools, runId))
+          : requestMaker(profile as "agenda", pools, runId);
   const n = Number(process.env.N ?? 400);
   let rows = 0;
   const send = async () => {
@@ -109,7 +118,7 @@ try {
     );
   };
   // The warm-up runs on every connection, so each has its statements prepared before the measured window.
-  const warm = Math.max(profile === "handoverFirst" ? 20 : 50, 10 * concurrency);
+  const warm = Math.max(profile === "handoverFirst" || profile === "agendaFirst" ? 20 : 50, 10 * concurrency);
   await sendAll(warm, (text) => {
     const body = JSON.parse(text) as unknown;
     rows += Array.isArray(body) ? body.length : 1;

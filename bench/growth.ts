@@ -9,7 +9,14 @@ import { join } from "node:path";
 import type { BenchReport } from "./report.ts";
 
 /** The scenarios a growth run measures: every read (first reads store rows, which the stored-row reads then read). */
-export const readScenarios = ["handoverFirst", "handover", "agenda", "duplicateCheck"] as const;
+export const readScenarios = [
+  "handoverFirst",
+  "handover",
+  "agendaFirst",
+  "agenda",
+  "agendaComputed",
+  "duplicateCheck",
+] as const;
 
 /** The scales asked for (`--scales a,b,c` or BENCH_SCALES), or undefined for a run at one scale. */
 export function requestedScales(argv: string[], env: Record<string, string | undefined>): number[] | undefined {

@@ -118,7 +118,8 @@ try {
   const server = await openServer(process.env.DATABASE_URL, join(root, ".data", "bench-pg"));
   if (server.embedded) cleanups.push(() => server.embedded!.stop());
   const database = await createBenchDatabase(server.url);
-  cleanups.push(() => database.drop());
+  // BENCH_KEEP=1 keeps the database for a look afterwards (its name is printed); it is dropped otherwise.
+  if (!process.env.BENCH_KEEP) cleanups.push(() => database.drop());
   progress(`database ${database.name} on ${server.embedded ? "the embedded Postgres" : "DATABASE_URL's server"}`);
 
   // The first start migrates the empty database; the second is the cold start on a migrated one.
@@ -196,9 +197,8 @@ try {
   let agendaBaseline: BenchReport["agendaBaseline"];
   for (const scenario of scenarios.filter((s) => !only || only.includes(s.name))) {
     // A fixed number of requests is sent over at most as many connections (autocannon refuses more: tiny scales).
-    const connections = scenario.oncePerTenancy
-      ? Math.min(scenario.connections, pools.tenancyIds.length)
-      : scenario.connections;
+    const amount = scenario.once?.(pools);
+    const connections = amount !== undefined ? Math.min(scenario.connections, amount) : scenario.connections;
     if (scenario.conditional && !pools.handoverEtags) {
       // After the first reads stored the rows: the tags the conditional requests name (bench/etags.ts).
       progress(`collecting the ETags of ${pools.tenancyIds.length} tenancies' handover rows`);
@@ -214,19 +214,20 @@ try {
       scenario: scenario.name,
       connections,
       seconds,
-      warmupSeconds: scenario.oncePerTenancy ? 0 : warmupSeconds,
+      warmupSeconds: amount !== undefined ? 0 : warmupSeconds,
       runId: `${runId}-${scenario.name}`,
       poolsFile,
       servicePid: service.pid,
       ...(scenario.expectStatus ? { expectStatus: scenario.expectStatus } : {}),
-      // wrk only runs for a duration: a request per tenancy, exactly, is autocannon's `amount`.
-      ...(scenario.oncePerTenancy
-        ? { amount: pools.tenancyIds.length, generator: "autocannon" as const }
-        : { generator }),
+      // wrk only runs for a duration: each request once, exactly, is autocannon's `amount`.
+      ...(amount !== undefined ? { amount, generator: "autocannon" as const } : { generator }),
     });
     const peak = service.peakRssKiB();
     if (peak !== null) peakRssKiB = Math.max(peakRssKiB ?? 0, peak);
     results.push({ scenario, connections, load, peakRssKiB: peak });
+    // What first reads stored is flushed before the next scenario, so that their checkpoint's work (writing the pages
+    // they dirtied) is not counted in the reads that follow them.
+    if (amount !== undefined) await db`checkpoint`;
     if (scenario.baselineAround) await baselineRun("after");
     // The agenda page's bare SQL under pgbench, right after the agenda scenario, at the same concurrency.
     if (scenario.name === "agenda") {

@@ -1,4 +1,5 @@
 /** The benchmark's scenarios: what each request is, drawn at random from the seeded workspace. */
+import { londonMidnight } from "../src/core/dates.ts";
 import type { LoadPools } from "./seed.ts";
 
 /** A scenario's name. */
@@ -6,7 +7,9 @@ export type ScenarioName =
   | "handoverFirst"
   | "handover"
   | "handoverConditional"
+  | "agendaFirst"
   | "agenda"
+  | "agendaComputed"
   | "duplicateCheck"
   | "createCompany";
 
@@ -15,8 +18,8 @@ export interface Scenario {
   name: ScenarioName;
   label: string;
   connections: number;
-  /** Sends one request per tenancy instead of running for a duration (no warm-up). */
-  oncePerTenancy?: boolean;
+  /** Sends this many requests, each one once, instead of running for a duration (no warm-up). */
+  once?: (pools: LoadPools) => number;
   /** The pgbench baseline runs right before and right after this scenario. */
   baselineAround?: boolean;
   /** Its requests carry If-None-Match: the tenancies' ETags are collected before it runs (bench/etags.ts). */
@@ -28,7 +31,12 @@ export interface Scenario {
 /** The scenarios of issue 9, in the order they run. */
 export const scenarios: readonly Scenario[] = [
   // Each tenancy's first read computes its row and stores it (sql/0008); the next scenario reads stored rows.
-  { name: "handoverFirst", label: "GET /handovers/tenancies/{id}, first reads", connections: 64, oncePerTenancy: true },
+  {
+    name: "handoverFirst",
+    label: "GET /handovers/tenancies/{id}, first reads",
+    connections: 64,
+    once: (pools) => pools.tenancyIds.length,
+  },
   { name: "handover", label: "GET /handovers/tenancies/{id}", connections: 64, baselineAround: true },
   // A poller re-reading unchanged rows: each request names the row's current ETag, so every answer is a 304.
   {
@@ -38,7 +46,17 @@ export const scenarios: readonly Scenario[] = [
     conditional: true,
     expectStatus: 304,
   },
+  // Each member of staff's weeks in the seeded ±60 days, each page once: computed, its days stored (sql/0023).
+  {
+    name: "agendaFirst",
+    label: "GET /calendar/agenda (a week, staff), first reads",
+    connections: 64,
+    once: (pools) => pools.staffIds.length * agendaWeeks,
+  },
+  // Any week starting on any day of those: served from the days the first reads stored.
   { name: "agenda", label: "GET /calendar/agenda (a week, staff)", connections: 64 },
+  // The same pages from 00:00:00.001: not whole days, so every page is computed from the events.
+  { name: "agendaComputed", label: "GET /calendar/agenda (a week, staff), computed", connections: 64 },
   { name: "duplicateCheck", label: "POST /contacts/duplicate-check", connections: 64 },
   { name: "createCompany", label: "POST /companies (fresh requestId)", connections: 32 },
 ];
@@ -60,6 +78,8 @@ export interface BenchRequest {
 }
 
 const day = 86_400_000;
+/** The weeks the first agenda reads cover, from 60 days before today: the seeded ±60 days and a week after. */
+const agendaWeeks = 18;
 const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const any = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 
@@ -86,14 +106,30 @@ export function requestMaker(name: ScenarioName, pools: LoadPools, runId: string
         };
       };
     }
-    case "agenda": {
+    case "agendaFirst": {
+      const today = Date.now() - (Date.now() % day);
+      const pages = pools.staffIds
+        .flatMap((staff) => Array.from({ length: agendaWeeks }, (_, w) => [staff, today + (7 * w - 60) * day] as const))
+        .sort(() => Math.random() - 0.5);
+      let n = 0;
+      return () => {
+        const [staff, from] = pages[n++ % pages.length]!;
+        return {
+          method: "GET",
+          path: `/calendar/agenda?staffId=${encodeURIComponent(staff)}&from=${ymd(from)}&to=${ymd(from + 7 * day)}`,
+        };
+      };
+    }
+    case "agenda":
+    case "agendaComputed": {
       const today = Date.now() - (Date.now() % day);
       return () => {
         // A week starting anywhere in the seeded ±60 days.
         const from = today + (Math.floor(Math.random() * 114) - 60) * day;
+        const start = name === "agenda" ? ymd(from) : new Date(londonMidnight(ymd(from)) + 1).toISOString();
         return {
           method: "GET",
-          path: `/calendar/agenda?staffId=${encodeURIComponent(any(pools.staffIds))}&from=${ymd(from)}&to=${ymd(from + 7 * day)}`,
+          path: `/calendar/agenda?staffId=${encodeURIComponent(any(pools.staffIds))}&from=${start}&to=${ymd(from + 7 * day)}`,
         };
       };
     }

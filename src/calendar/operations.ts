@@ -1,10 +1,12 @@
 /** The calendar group's operations. */
 import { Type } from "@sinclair/typebox";
-import { operation, Reply } from "../core/operation.ts";
+import type { Static } from "@sinclair/typebox";
+import { operation, RawJson, Reply } from "../core/operation.ts";
 import { isId } from "../core/schema.ts";
 import { decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
-import { agendaPage } from "./queries.ts";
+import { agendaPage, readDays, servableDays, storeDays } from "./queries.ts";
 import { AgendaQuery, CalendarEvent } from "./schema.ts";
+import { dayTextsOf, daysReadOf, storedDaysOf, type DaysQuery } from "./stored_days.ts";
 import { maxWindowDays, resolveWindow } from "./window.ts";
 
 const cursorAt = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?\+00$/;
@@ -33,18 +35,37 @@ export const agenda = operation({
     "  A cursor names a position in the order: following the links lists every event exactly once, even while events",
     "  are added or changed; an event added behind the position already reached is not listed.",
     "- `propertyLabel`, `staffName` and `contactName` are read from the property, user and contact with the event.",
+    "- A page always reflects every write committed before the request. Pages over whole London days (dates, or the",
+    "  default window) for one member of staff or for everyone, with no other filter, are kept computed by day and",
+    "  served from there; every write to an event, and every change of a name shown, discards them in its own",
+    "  transaction.",
   ].join("\n"),
   query: AgendaQuery,
   response: Type.Array(CalendarEvent, { title: "Agenda" }),
   responseHeaders: linkHeader,
-  run: async ({ db, principal, query, url }) => {
+  // A page over stored days (sql/0023) is the key-check read: such a request costs one statement.
+  keyCheckRead: (db, workspace, _params, query) => {
+    const window = windowOrUndefined(query);
+    const sd = window && storedDaysOf(query as DaysQuery, window);
+    return sd && servableDays(db, workspace, sd);
+  },
+  run: async ({ app, db, principal, query, url, keyCheckRead }) => {
     const window = resolveWindow(query, Date.now());
+    const sd = storedDaysOf(query, window);
+    const limit = query.limit ?? 200;
+    let version: number | undefined;
+    if (sd) {
+      const read = daysReadOf(
+        keyCheckRead ? (keyCheckRead.value as string) : await readDays(db, principal.workspaceId, sd),
+      );
+      if (read.found && read.count <= limit) return new Reply<Events>(new RawJson(`[${read.elements}]`));
+      if (!read.found) version = read.version;
+    }
     const after =
       query.cursor === undefined
         ? undefined
         : decodeCursor(query.cursor, (p) => p.length === 2 && cursorAt.test(String(p[0])) && isId(String(p[1])));
-    const limit = query.limit ?? 200;
-    const { events, startsAt } = await agendaPage(db, {
+    const { events, startsAt, endsAt } = await agendaPage(db, {
       workspaceId: principal.workspaceId,
       from: new Date(window.from),
       to: new Date(window.to),
@@ -58,6 +79,21 @@ export const agenda = operation({
     });
     const more = events.length > limit;
     if (more) events.length = limit;
+    if (sd && version !== undefined && !more) {
+      // The whole window's events: its days are stored for the next pages over them.
+      const texts = events.map((e) => JSON.stringify(e));
+      try {
+        const days = dayTextsOf(sd, texts, startsAt, endsAt);
+        await storeDays(db, { workspaceId: principal.workspaceId, sd, version, texts: days });
+      } catch (error) {
+        // The page is right without them: the next read computes it again. A held day is expected under
+        // concurrent stores; anything else is worth a warning.
+        const held = (error as { code?: string }).code === "55P03";
+        const message = String((error as Error).message ?? error);
+        app.log[held ? "debug" : "warn"]("agenda days not stored", { error: message });
+      }
+      return new Reply<Events>(new RawJson(`[${texts.join(",")}]`));
+    }
     const cursor = more ? encodeCursor([startsAt[limit - 1]!, events[limit - 1]!.id]) : undefined;
     if (cursor === undefined) return events;
     const link = nextLink(url, cursor, {
@@ -67,6 +103,17 @@ export const agenda = operation({
     return new Reply(events, undefined, { link });
   },
 });
+
+type Events = Static<typeof CalendarEvent>[];
+
+/** The window of a query, or undefined when its bounds are refused (step 9 refuses them then). */
+function windowOrUndefined(query: { from?: string; to?: string }) {
+  try {
+    return resolveWindow(query, Date.now());
+  } catch {
+    return undefined;
+  }
+}
 
 /** Every operation of the group. */
 export const operations = [agenda];

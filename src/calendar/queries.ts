@@ -1,8 +1,22 @@
 /** The SQL of the calendar group. */
 import type { Static } from "@sinclair/typebox";
 import type { Db } from "../core/db.ts";
+import { workspaceScope, type WorkspaceScope } from "../core/key_check_read.ts";
 import { instantOfPgText } from "../core/pg_instant.ts";
 import type { CalendarEvent } from "./schema.ts";
+import { agendaShape, type DayTexts, type StoredDays } from "./stored_days.ts";
+
+/** How long a store of days waits for days a concurrent store holds. */
+const storeLockTimeout = "200ms";
+/**
+ * What separates the days' texts sent as one parameter: JSON holds no raw control character, and one text costs
+ * neither side the quoting and escaping of an array's elements (~80 KB of JSON, a quote every few characters).
+ */
+const unit = "\x1f";
+
+/** Texts sent as one, split back into an array in Postgres (each one led by the separator: '' stays an element). */
+const split = (db: Db, texts: string[]) =>
+  db`(string_to_array(${texts.map((t) => unit + t).join("")}::text, ${unit}))[2:]`;
 
 /** A calendar event in response shape. */
 export type AgendaEvent = Static<typeof CalendarEvent>;
@@ -12,6 +26,8 @@ export interface AgendaPage {
   events: AgendaEvent[];
   /** Each event's starts_at as Postgres prints it (to the microsecond), for the cursor after it. */
   startsAt: string[];
+  /** Each event's ends_at as Postgres prints it. */
+  endsAt: string[];
 }
 
 /** What one agenda page asks for. */
@@ -115,13 +131,15 @@ export async function agendaPage(db: Db, q: AgendaPageQuery): Promise<AgendaPage
     limit ${take}`.values();
   const events: AgendaEvent[] = new Array(rows.length);
   const startsAt: string[] = new Array(rows.length);
+  const endsAt: string[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as unknown as Row;
     const k = row[0].split(",") as Packed;
     events[i] = eventOf(row, k);
     startsAt[i] = k[1];
+    endsAt[i] = k[2];
   }
-  return { events, startsAt };
+  return { events, startsAt, endsAt };
 }
 
 /** A row of the page's statement: `k`, then the texts a client wrote and the names, then the feedback. */
@@ -197,4 +215,77 @@ function eventOf(r: Row, k: Packed): AgendaEvent {
     createdAt,
     updatedAt: k[14] === k[13] ? createdAt : instantOfPgText(k[14])!,
   };
+}
+
+/**
+ * The stored days of a page (sql/0023) in a workspace scope, as one text: `<count>\n<elements>` (the events' JSON,
+ * joined) when every day is stored at the workspace's current version and shape; else `V<version>`, the version to
+ * store the page's days with. The calendar.agenda key-check read, and readDays's.
+ */
+export function servableDays(db: Db, workspace: WorkspaceScope, sd: StoredDays) {
+  const version = db`coalesce((select v.version from agenda_versions v where v.workspace_id = ${workspace}), 0)`;
+  const first = db`${sd.days[0]!}::text::date`;
+  return db`
+    select case
+      when count(*) = ${sd.days.length}::int then
+        (sum(d.starting_count) + max(d.running_count) filter (where d.day = ${first}))::text || E'\n' ||
+        concat_ws(',', max(nullif(d.running, '')) filter (where d.day = ${first}),
+                  string_agg(nullif(d.starting, ''), ',' order by d.day))
+      else 'V' || ${version} end as days
+    from agenda_days d
+    where d.workspace_id = ${workspace} and d.staff = ${sd.staff}::text
+      and d.day >= ${first} and d.day < ${sd.end}::text::date
+      and d.version = ${version} and d.shape = ${agendaShape}::int`;
+}
+
+/** The stored days of a page (see servableDays), read on their own. */
+export async function readDays(db: Db, workspaceId: string, sd: StoredDays): Promise<string> {
+  const [row] = await servableDays(db, workspaceScope(db, workspaceId), sd);
+  return row!.days as string;
+}
+
+/** The days ahead and behind today (London) whose pages are stored: what a workspace stores stays bounded. */
+export const storedDaysRange = { before: 92, after: 366 };
+
+/**
+ * Stores a whole page's days with the version read before its events were (a compare-and-set: days stored with an
+ * older version are never served, and a newer version's days are not overwritten). Only for everyone or a member of
+ * staff who exists, and only days within storedDaysRange of today: a workspace stores at most (users + 1) × 459 days.
+ * Commits without waiting for its WAL to reach the disk, and gives up after storeLockTimeout on days a concurrent
+ * store holds, as storeRow does for handover rows (a lost store costs the next read a computed page, nothing more).
+ */
+export async function storeDays(
+  db: Db,
+  input: { workspaceId: string; sd: StoredDays; version: number; texts: DayTexts },
+): Promise<void> {
+  const { workspaceId, sd, version, texts } = input;
+  await db`
+    insert into agenda_days as a (workspace_id, staff, day, version, shape, starting, starting_count, running,
+                                  running_count)
+    select ${workspaceId}, ${sd.staff}, d.day, ${version}, ${agendaShape}::int, d.starting, d.starting_count,
+           d.running, d.running_count
+    from unnest(${sd.days}::text[]::date[], ${split(db, texts.starting)}, ${texts.startingCounts}::int[],
+                ${split(db, texts.running)}, ${texts.runningCounts}::int[])
+           as d(day, starting, starting_count, running, running_count),
+         (select set_config('lock_timeout', ${storeLockTimeout}, true),
+                 set_config('synchronous_commit', 'off', true)) as this_statement_only
+    where (${sd.staff} = ''
+           or exists (select from users u where u.workspace_id = ${workspaceId} and u.id = ${sd.staff}))
+      and d.day between london_today() - ${storedDaysRange.before}::int
+                    and london_today() + ${storedDaysRange.after}::int
+    order by d.day
+    on conflict (workspace_id, staff, day) do update set
+      version = excluded.version, shape = excluded.shape, starting = excluded.starting,
+      starting_count = excluded.starting_count, running = excluded.running, running_count = excluded.running_count,
+      stored_at = now()
+    where a.version <= excluded.version`;
+}
+
+/** Forgets stored days out of storedDaysRange (the daily purge): the days' rows it deleted. */
+export async function purgeAgendaDays(db: Db): Promise<number> {
+  const rows = await db`
+    delete from agenda_days
+    where day < london_today() - ${storedDaysRange.before}::int or day > london_today() + ${storedDaysRange.after}::int
+    returning 1`;
+  return rows.length;
 }

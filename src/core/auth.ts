@@ -68,12 +68,13 @@ export async function authenticate(
   db: Db,
   keyValue: string,
   leases: TokenLeases = processLeases,
-  read?: (workspace: WorkspaceScope) => ReadSql,
+  read?: (workspace: WorkspaceScope) => ReadSql | undefined,
 ): Promise<KeyLookup> {
   let keyCheckRead: ReadSql | undefined;
   if (read) {
     const workspace = keyWorkspace(db);
-    keyCheckRead = scopedRead(read(workspace), workspace);
+    const sql = read(workspace);
+    if (sql) keyCheckRead = scopedRead(sql, workspace);
   }
   const hash = hashKey(keyValue);
   const hex = hash.toString("hex");

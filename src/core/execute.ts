@@ -107,9 +107,18 @@ function accepts(schema: TSchema, value: unknown): boolean {
 }
 
 /** Query strings arrive as text: numbers and booleans are converted before validation. */
+function convertQuery(schema: TSchema, query: Record<string, unknown>): unknown {
+  return Object.keys(query).length === 0 ? {} : Value.Convert(schema, { ...query });
+}
+
 function checkQuery(schema: TSchema, query: Record<string, unknown>) {
-  const converted = Object.keys(query).length === 0 ? {} : Value.Convert(schema, { ...query });
-  return check(schema, converted, "query");
+  return check(schema, convertQuery(schema, query), "query");
+}
+
+/** The query as step 9 will take it when it passes, else undefined (the key-check read is then not made). */
+function acceptedQuery(schema: TSchema, query: Record<string, unknown>): Record<string, unknown> | undefined {
+  const converted = convertQuery(schema, query);
+  return accepts(schema, converted) ? (converted as Record<string, unknown>) : undefined;
 }
 
 function parseBody(op: Operation, body: Call["body"]): unknown {
@@ -159,12 +168,16 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     if (!call.apiKey) throw new Unauthenticated();
     // 2. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash (which also
     //    makes the operation's key-check read, used only once every check passed). That read binds the path
-    //    parameters, so it is made only when they match their schema and the text rule: a value Postgres cannot
-    //    take (a NUL byte) would fail the key check's statement; invalid parameters are refused at step 9, as ever.
+    //    parameters and the query, so it is made only when they match their schemas and the text rule: a value
+    //    Postgres cannot take (a NUL byte) would fail the key check's statement; invalid input is refused at step 9.
     const keyCheckRead = op.keyCheckRead;
-    const read =
+    const readQuery =
       keyCheckRead && !call.lookup && accepts(op.params ?? emptyBody, call.params)
-        ? (workspace: WorkspaceScope) => keyCheckRead(app.db, workspace, call.params)
+        ? acceptedQuery(op.query ?? emptyBody, call.query)
+        : undefined;
+    const read =
+      keyCheckRead && readQuery
+        ? (workspace: WorkspaceScope) => keyCheckRead(app.db, workspace, call.params, readQuery)
         : undefined;
     const found = call.lookup ?? (await authenticate(app.db, call.apiKey, app.leases, read));
     if (!found.found) throw new ApiKeyRejected();
@@ -188,7 +201,7 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     if (op.ownerOnly && !principal.ownerCreated) throw new WorkspaceOwnerRequired();
     // 9. Validation.
     const params = check(op.params ?? emptyBody, call.params, "params");
-    const query = checkQuery(op.query ?? emptyBody, call.query);
+    const query = readQuery ?? checkQuery(op.query ?? emptyBody, call.query);
     const body = parseBody(op, call.body);
     const result = await op.run({
       app,

@@ -15,12 +15,18 @@ export type WorkspaceScope = postgres.PendingQuery<postgres.Row[]> & { readonly 
 export type ReadSql = postgres.PendingQuery<postgres.Row[]>;
 
 /**
- * An operation's key-check read: its SQL given the workspace it must filter by and the path parameters. It is
- * made only when the parameters match the operation's params schema (the other checks come after the statement):
- * bind them as text (`${x}::text`), never splice them. What it finds reaches `run` only after every check of
- * CONTRACT.md §2 passed; without it (invalid parameters, MCP) `run` reads for itself, with the same SQL.
+ * An operation's key-check read: its SQL given the workspace it must filter by, the path parameters and the query
+ * (converted as step 9 converts it), or undefined for no read. It is made only when the parameters and the query
+ * match the operation's schemas (the other checks come after the statement): bind them as text (`${x}::text`), never
+ * splice them. What it finds reaches `run` only after every check of CONTRACT.md §2 passed; without it (no read,
+ * invalid input, MCP) `run` reads for itself, with the same SQL.
  */
-export type KeyCheckRead = (db: Db, workspace: WorkspaceScope, params: Record<string, string>) => ReadSql;
+export type KeyCheckRead = (
+  db: Db,
+  workspace: WorkspaceScope,
+  params: Record<string, string>,
+  query: Record<string, unknown>,
+) => ReadSql | undefined;
 
 /** A workspace id bound as a value: the scope of a read made on its own, after the key check. */
 export function workspaceScope(db: Db, workspaceId: string): WorkspaceScope {

@@ -1,10 +1,12 @@
 /**
  * The daily job that forgets requestId ledger entries older than 30 days (CONTRACT.md §4.3), and the public routes
- * buckets of addresses not seen for a day, and webhook deliveries older than 30 days.
+ * buckets of addresses not seen for a day, webhook deliveries older than 30 days, and stored agenda days out of their
+ * range (src/calendar/queries.ts, storedDaysRange).
  */
 import { purgeAddressBuckets } from "./address_budget.ts";
 import { purgeLedger } from "./idempotency.ts";
 import { purgeWebhookDeliveries } from "../telephony/queries.ts";
+import { purgeAgendaDays } from "../calendar/queries.ts";
 import { queues } from "./jobs.ts";
 import type { AppContext } from "./operation.ts";
 
@@ -25,7 +27,8 @@ export async function startLedgerPurge(ctx: AppContext): Promise<void> {
     const purged = await purgeLedger(ctx.db, 30);
     const buckets = await purgeAddressBuckets(ctx.db, 24);
     const webhookDeliveries = await purgeWebhookDeliveries(ctx.db, 30);
-    ctx.log.info("idempotency ledger purged", { purged, addressBuckets: buckets, webhookDeliveries });
-    return { purged, addressBuckets: buckets, webhookDeliveries };
+    const agendaDays = await purgeAgendaDays(ctx.db);
+    ctx.log.info("idempotency ledger purged", { purged, addressBuckets: buckets, webhookDeliveries, agendaDays });
+    return { purged, addressBuckets: buckets, webhookDeliveries, agendaDays };
   });
 }

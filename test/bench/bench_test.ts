@@ -122,7 +122,9 @@ test.skipIf(!pgbench)(
       "handoverFirst",
       "handover",
       "handoverConditional",
+      "agendaFirst",
       "agenda",
+      "agendaComputed",
       "duplicateCheck",
       "createCompany",
     ]);

@@ -38,7 +38,7 @@ function workspaceName(id: string, read: KeyCheckRead) {
     run: async ({ db, principal, params, keyCheckRead }) => {
       ran.push(id);
       if (keyCheckRead) return { name: keyCheckRead.value as string | null, from: "key check" };
-      const [row] = await read(db, workspaceScope(db, principal.workspaceId), params);
+      const [row] = await read(db, workspaceScope(db, principal.workspaceId), params, {})!;
       return { name: (row?.name as string | undefined) ?? null, from: "own read" };
     },
   });
@@ -83,8 +83,8 @@ describe("the key-check read", () => {
 
   test("after the key check, the handler's own read uses the same SQL in the key's workspace", async () => {
     const db = h.database.db;
-    const [own] = await nameInWorkspace(db, workspaceScope(db, ws.id), { slug: ws.slug });
-    const [foreign] = await nameInWorkspace(db, workspaceScope(db, ws.id), { slug: other.slug });
+    const [own] = await nameInWorkspace(db, workspaceScope(db, ws.id), { slug: ws.slug }, {})!;
+    const [foreign] = await nameInWorkspace(db, workspaceScope(db, ws.id), { slug: other.slug }, {})!;
     expect([own?.name, foreign]).toEqual([`Workspace ${ws.slug}`, undefined]);
   });
 });
