@@ -58,7 +58,7 @@ export const agenda = operation({
       const read = daysReadOf(
         keyCheckRead ? (keyCheckRead.value as string) : await readDays(db, principal.workspaceId, sd),
       );
-      if (read.found && read.count <= limit) return new Reply<Events>(new RawJson(`[${read.elements}]`));
+      if (read.found && read.count <= limit) return new Reply<Events>(new RawJson(read.body));
       if (!read.found) version = read.version;
     }
     const after =

@@ -218,9 +218,9 @@ function eventOf(r: Row, k: Packed): AgendaEvent {
 }
 
 /**
- * The stored days of a page (sql/0023) in a workspace scope, as one text: `<count>\n<elements>` (the events' JSON,
- * joined) when every day is stored at the workspace's current version and shape; else `V<version>`, the version to
- * store the page's days with. The calendar.agenda key-check read, and readDays's.
+ * The stored days of a page (sql/0023) in a workspace scope, as one text: `<count>\n<page>` (the events' JSON,
+ * joined, in brackets: the answer's body) when every day is stored at the workspace's current version and shape;
+ * else `V<version>`, the version to store the page's days with. The calendar.agenda key-check read, and readDays's.
  */
 export function servableDays(db: Db, workspace: WorkspaceScope, sd: StoredDays) {
   const version = db`coalesce((select v.version from agenda_versions v where v.workspace_id = ${workspace}), 0)`;
@@ -228,9 +228,9 @@ export function servableDays(db: Db, workspace: WorkspaceScope, sd: StoredDays) 
   return db`
     select case
       when count(*) = ${sd.days.length}::int then
-        (sum(d.starting_count) + max(d.running_count) filter (where d.day = ${first}))::text || E'\n' ||
+        (sum(d.starting_count) + max(d.running_count) filter (where d.day = ${first}))::text || E'\n[' ||
         concat_ws(',', max(nullif(d.running, '')) filter (where d.day = ${first}),
-                  string_agg(nullif(d.starting, ''), ',' order by d.day))
+                  string_agg(nullif(d.starting, ''), ',' order by d.day)) || ']'
       else 'V' || ${version} end as days
     from agenda_days d
     where d.workspace_id = ${workspace} and d.staff = ${sd.staff}::text

@@ -62,14 +62,14 @@ export function storedDaysOf(query: DaysQuery, window: Window): StoredDays | und
   return { staff: query.staffId ?? "", days, end };
 }
 
-/** What a read of stored days found: the page (its events' JSON, joined) when every day was stored and current. */
-export type DaysRead = { found: true; count: number; elements: string } | { found: false; version: number };
+/** What a read of stored days found: the page (the answer's body) when every day was stored and current. */
+export type DaysRead = { found: true; count: number; body: string } | { found: false; version: number };
 
-/** The read's text (see servableDays in queries.ts): `<count>\n<elements>` when found, else `V<version>`. */
+/** The read's text (see servableDays in queries.ts): `<count>\n<page>` when found, else `V<version>`. */
 export function daysReadOf(text: string): DaysRead {
   if (text.startsWith("V")) return { found: false, version: Number(text.slice(1)) };
   const line = text.indexOf("\n");
-  return { found: true, count: Number(text.slice(0, line)), elements: text.slice(line + 1) };
+  return { found: true, count: Number(text.slice(0, line)), body: text.slice(line + 1) };
 }
 
 /** A computed page cut into its days: for each, its events' JSON joined, and that of those running at its 00:00. */
