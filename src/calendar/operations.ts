@@ -6,7 +6,7 @@ import { isId } from "../core/schema.ts";
 import { decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
 import { agendaPage, readDays, servableDays, storeDays } from "./queries.ts";
 import { AgendaQuery, CalendarEvent } from "./schema.ts";
-import { dayTextsOf, daysReadOf, storedDaysOf, type DaysQuery } from "./stored_days.ts";
+import { dayTextsOf, daysReadOf, storedDaysOf } from "./stored_days.ts";
 import { maxWindowDays, resolveWindow } from "./window.ts";
 
 const cursorAt = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?\+00$/;
@@ -46,7 +46,7 @@ export const agenda = operation({
   // A page over stored days (sql/0023) is the key-check read: such a request costs one statement.
   keyCheckRead: (db, workspace, _params, query) => {
     const window = windowOrUndefined(query);
-    const sd = window && storedDaysOf(query as DaysQuery, window);
+    const sd = window && storedDaysOf(query, window);
     return sd && servableDays(db, workspace, sd);
   },
   run: async ({ app, db, principal, query, url, keyCheckRead }) => {

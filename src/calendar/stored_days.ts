@@ -23,15 +23,11 @@ export interface StoredDays {
   end: string;
 }
 
-/** The query fields that decide whether a page can come from stored days. */
-export interface DaysQuery {
-  staffId?: string;
-  propertyId?: string;
-  contactId?: string;
-  kind?: string;
-  includeCancelled?: boolean;
-  cursor?: string;
-}
+/**
+ * The query parameters a page over stored days may carry; any other (a filter, a cursor, a parameter added later)
+ * means the stored days may not hold exactly its page, and the page is computed.
+ */
+const servedParameters = new Set(["from", "to", "staffId", "limit", "includeCancelled"]);
 
 const dayMs = 86_400_000;
 
@@ -42,12 +38,15 @@ function nextDate(date: string): string {
 
 /**
  * The stored days a page is made of, or undefined when it cannot be: a first page (no cursor) with no filter but
- * `staffId`, cancelled events left out, over a window of whole London days (from and to at 00:00 in London, as dates
- * and the default window are).
+ * `staffId` (servedParameters), cancelled events left out, over a window of whole London days (from and to at 00:00
+ * in London, as dates and the default window are).
  */
-export function storedDaysOf(query: DaysQuery, window: Window): StoredDays | undefined {
-  if (query.cursor !== undefined || query.includeCancelled) return undefined;
-  if (query.propertyId !== undefined || query.contactId !== undefined || query.kind !== undefined) return undefined;
+export function storedDaysOf(
+  query: { staffId?: string; includeCancelled?: boolean },
+  window: Window,
+): StoredDays | undefined {
+  for (const name in query) if (!servedParameters.has(name)) return undefined;
+  if (query.includeCancelled) return undefined;
   const first = londonToday(window.from);
   if (londonMidnight(first) !== window.from) return undefined;
   const days = [first];
