@@ -6,6 +6,7 @@ import { createMailer, type Mailer, type SentEmail } from "../email/transport.ts
 import { invitationEmail } from "./invitation_email.ts";
 import { hashInvitationToken, invitationLink, newInvitationToken } from "./invitation_token.ts";
 import { lockDelivery, markFailed, markSent, markSkipped } from "./queries.ts";
+import { errorText } from "../core/error_text.ts";
 
 /** The data of an invitation email job. */
 export interface InviteEmailJob {
@@ -42,14 +43,6 @@ export type DeliveryOutcome = "sent" | "already_sent" | "skipped" | "missing";
 /** The domain of the From address, for Message-IDs. */
 function senderDomain(from: string): string {
   return /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "lettings.invalid";
-}
-
-function describe(error: unknown): string {
-  const e = error as { message?: string; responseCode?: number; code?: string };
-  return [e?.code, e?.responseCode, e?.message ?? String(error)]
-    .filter((x) => x !== undefined && x !== "")
-    .join(" ")
-    .slice(0, 2000);
 }
 
 /**
@@ -92,7 +85,7 @@ export async function deliverInvitationEmail(
         reference: `invitation-${invitationId}`,
       });
     } catch (error) {
-      await markFailed(tx, workspaceId, invitationId, describe(error), attempt.final);
+      await markFailed(tx, workspaceId, invitationId, errorText(error), attempt.final);
       return { outcome: "failed" as const, error };
     }
     await markSent(tx, workspaceId, invitationId, { tokenHash: hashInvitationToken(token), ...sent });
@@ -135,9 +128,9 @@ export async function startInviteEmailWorker(ctx: AppContext, options: { mailer?
             invitationId: job.data.invitationId,
             attempt,
             final,
-            error: describe(error),
+            error: errorText(error),
           });
-          results.push({ id: job.id, status: "failed", output: { message: describe(error) } });
+          results.push({ id: job.id, status: "failed", output: { message: errorText(error) } });
         }
       }
       return results;
