@@ -9,11 +9,12 @@ import type { JobResult, JobWithMetadata } from "pg-boss";
 import type { Tx } from "../core/db.ts";
 import { queues, type Jobs, type QueuePolicy } from "../core/jobs.ts";
 import type { AppContext } from "../core/operation.ts";
+import { errorText } from "../core/error_text.ts";
 import { recordEvent } from "../events/record.ts";
-import { isIPv6 } from "node:net";
 import { checkWebhookUrl, type WebhookTarget } from "./address.ts";
 import { startDispatcher } from "./dispatcher.ts";
 import { WebhookUrlRefused } from "./errors.ts";
+import { http1Post, type Http1Post } from "./http1_client.ts";
 import { webhookDisabled } from "./events.ts";
 import {
   abandonDeliveries,
@@ -70,28 +71,10 @@ export function ensureDeliveryQueue(jobs: Jobs): Promise<void> {
 
 /** Text without NUL bytes, at most `cap` bytes of UTF-8 (never a broken character). */
 function storable(bytes: Uint8Array, cap: number): string {
+  if (!bytes.length) return "";
   let text = new TextDecoder("utf-8").decode(bytes.subarray(0, cap), { stream: true }).replaceAll("\u0000", "");
   while (Buffer.byteLength(text) > cap) text = text.slice(0, -1);
   return text;
-}
-
-/** Reads at most `cap` bytes of a body, then cancels it; never waits past `deadline` (the attempt's end). */
-async function readCapped(res: Response, cap: number, deadline: Promise<never>): Promise<Uint8Array> {
-  const reader = res.body?.getReader();
-  if (!reader) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < cap) {
-      const { done, value } = await Promise.race([reader.read(), deadline]);
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks).subarray(0, cap);
 }
 
 /** What one POST gave: a status and the start of the body, or an error. */
@@ -103,22 +86,38 @@ interface Exchange {
 
 /**
  * Where a POST connects and what it says: to the checked address when there is one (the URL's host name kept in the
- * Host header and, for https, in the TLS server name that the certificate must match), else to the URL itself.
+ * Host header and, for https, in the TLS server name that the certificate must match), else to the URL's host.
  */
-export function pinned(target: WebhookTarget): { url: string; host?: string; tls?: { serverName: string } } {
-  if (!target.address) return { url: target.url.href };
-  const connect = new URL(target.url.href);
-  connect.hostname = isIPv6(target.address) ? `[${target.address}]` : target.address;
+export function pinned(target: WebhookTarget): Where {
+  let where = pinnedTargets.get(target);
+  if (!where) {
+    where = pinnedOf(target);
+    pinnedTargets.set(target, where);
+  }
+  return where;
+}
+
+type Where = Pick<Http1Post, "connectTo" | "port" | "host" | "path" | "tls">;
+
+/** Each checked target's `pinned`, worked out once (a batch POSTs many deliveries to one target). */
+const pinnedTargets = new WeakMap<WebhookTarget, Where>();
+
+function pinnedOf(target: WebhookTarget): Where {
+  const { url } = target;
+  const https = url.protocol === "https:";
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
   return {
-    url: connect.href,
-    host: target.url.host,
-    ...(target.url.protocol === "https:" ? { tls: { serverName: target.url.hostname } } : {}),
+    connectTo: target.address ?? hostname,
+    port: Number(url.port) || (https ? 443 : 80),
+    host: url.host,
+    path: `${url.pathname}${url.search}`,
+    ...(https ? { tls: { serverName: hostname } } : {}),
   };
 }
 
 /**
- * POSTs the signed event to the checked target, the whole exchange bounded by `timeoutMs`. `ca`: extra trusted
- * certificates (PEM), for tests with a certificate of their own.
+ * POSTs the signed event to the checked target (http1_client.ts), the whole exchange bounded by `timeoutMs`. `ca`:
+ * extra trusted certificates (PEM), for tests with a certificate of their own.
  */
 export async function post(
   claimed: Pick<ClaimedDelivery, "eventId" | "body" | "secrets">,
@@ -128,49 +127,28 @@ export async function post(
 ): Promise<Exchange> {
   const timestamp = Math.floor((options.now ?? Date.now()) / 1000);
   const to = pinned(target);
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new Error(`timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-  });
-  deadline.catch(() => {});
   try {
-    const res = await Promise.race([
-      fetch(to.url, {
-        method: "POST",
-        redirect: "manual",
-        signal: controller.signal,
-        ...(to.tls || options.ca ? { tls: { ...to.tls, ...(options.ca ? { ca: options.ca } : {}) } } : {}),
-        headers: {
-          ...(to.host ? { host: to.host } : {}),
-          "content-type": "application/json",
-          "user-agent": "lettings-service-webhooks/1",
-          "webhook-id": claimed.eventId,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": signatureHeader(claimed.secrets, claimed.eventId, timestamp, claimed.body),
-        },
-        body: claimed.body,
-      }),
-      deadline,
-    ]);
-    let body: string | null = null;
-    let error: string | null = null;
-    try {
-      body = storable(await readCapped(res, responseCap, deadline), responseCap);
-    } catch (e) {
-      const why = controller.signal.aborted ? `timed out after ${timeoutMs} ms` : (e as Error).message;
-      error = `reading the answer: ${why}`;
-    }
-    return { status: res.status, body, error };
-  } catch (e) {
-    const message = controller.signal.aborted ? `timed out after ${timeoutMs} ms` : (e as Error).message;
-    return { status: null, body: null, error: String(message).slice(0, 2000) };
-  } finally {
-    clearTimeout(timer);
-    controller.abort();
+    const answer = await http1Post({
+      ...to,
+      ...(to.tls && options.ca ? { tls: { ...to.tls, ca: options.ca } } : {}),
+      headers: [
+        ["content-type", "application/json"],
+        ["user-agent", "lettings-service-webhooks/1"],
+        ["webhook-id", claimed.eventId],
+        ["webhook-timestamp", String(timestamp)],
+        ["webhook-signature", signatureHeader(claimed.secrets, claimed.eventId, timestamp, claimed.body)],
+      ],
+      body: claimed.body,
+      timeoutMs,
+      bodyCap: responseCap,
+    });
+    return {
+      status: answer.status,
+      body: answer.body && storable(answer.body, responseCap),
+      error: answer.error,
+    };
+  } catch (error) {
+    return { status: null, body: null, error: errorText(error) };
   }
 }
 

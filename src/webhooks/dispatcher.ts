@@ -2,21 +2,21 @@
  * The dispatcher: follows every workspace's events in commit order (the feed's horizon) and makes the first attempt
  * of each delivery itself, recording a batch's successes a run at a time.
  *
- * Per batch: (a) it takes the position's lease (one process at a time; the others skip) and reads the events after
- * the position, each with the active subscriptions that want it, its body, and the subscriptions' URLs and secrets;
+ * Per batch: (a) it takes the position's lease (one process at a time; the others skip) and reads the events after the
+ * position, each with the active subscriptions that want it, its body, and the subscriptions' URLs and secrets;
  * (b) with no transaction open (an open one would hold back the feed horizon) it POSTs every delivery to a subscription
- * that is not failing (up to `postsPerUrl` at once to one URL), and waits for them at most WEBHOOK_HANDOFF_MS (one not
- * started by then is left to a worker, as a failing subscription's are); (c) one transaction records the successes as
- * one `event_delivery_runs` row per subscription (no delivery row), each failure as a delivery with its attempt and
- * its retry queued (as a job's failure is), each POST still in flight as a delivery pending with attempts = 1, held
- * for the rest of the timeout with a job queued after that (a crash retries it), each delivery to a failing
- * subscription as a pending delivery and its job (jobs of up to `deliveriesPerJob`), and moves the position, only
- * while the lease is still its own (else it rolls back: the new holder dispatches the batch again). (d) A POST that
- * answers after (c) is recorded on its delivery then, as the worker records one, and the queued job finds it done.
+ * that is not failing (up to `postsPerOrigin` at once to one origin), and waits for them at most WEBHOOK_HANDOFF_MS
+ * (one not started by then is left to a worker, as a failing subscription's are); (c) one transaction records the
+ * successes as one `event_delivery_runs` row per subscription (no delivery row), each failure as a delivery with its
+ * attempt and its retry queued (as a job's failure is), each POST still in flight as a delivery pending with
+ * attempts = 1, held for the rest of the timeout with a job queued after that (a crash retries it), each delivery to a
+ * failing subscription as a pending delivery and its job (jobs of up to `deliveriesPerJob`), and moves the position,
+ * only while the lease is still its own (else it rolls back: the new holder dispatches the batch again). (d) A POST
+ * that answers after (c) is recorded on its delivery then, as the worker records one, and the queued job finds it done.
  * A crash at any instant loses nothing: the position moves only with the records. At least once: a batch whose lease
  * was lost, or whose process died before (c), is POSTed again.
  */
-import { ulid } from "ulid";
+import { monotonicFactory } from "ulid";
 import { bossDb, queues } from "../core/jobs.ts";
 import type { AppContext } from "../core/operation.ts";
 import type { WebhookTarget } from "./address.ts";
@@ -36,10 +36,17 @@ import {
   type DeliveryRun,
 } from "./queries.ts";
 
+/** Ids of leases, deliveries and runs: ulid's plain `ulid()` looks for its random source again at every call. */
+const ulid = monotonicFactory();
+
 /** Most events in one batch. */
 const batchSize = 500;
-/** Most deliveries in one batch: events are taken whole until the batch reaches this many (the first always). */
-export const deliveriesPerBatch = 200;
+/**
+ * Most deliveries in one batch: events are taken whole until the batch reaches this many (the first always). As
+ * many as the events a batch reads: with one subscription for each event, every event read is used (at 200, a batch
+ * read 500 events to use 200, and the read cost Postgres 2.5 times what it used: bench/README.md, "Webhooks").
+ */
+export const deliveriesPerBatch = batchSize;
 /** Milliseconds between two looks when there was nothing to dispatch. */
 const idleMs = 200;
 /**
@@ -49,8 +56,11 @@ const idleMs = 200;
 export const dispatchLeaseSeconds = 30;
 /** POSTs past their hand-off a process keeps in flight; beyond, the dispatcher waits before its next batch. */
 const maxLateAttempts = 2000;
-/** First attempts a batch makes to one URL at once. */
-const postsPerUrl = 16;
+/**
+ * First attempts a batch makes to one origin (scheme, host and port) at once: the connections the HTTP client keeps to
+ * it (`maxIdlePerPlace` is more), whatever the number of subscriptions with URLs there.
+ */
+const postsPerOrigin = 16;
 
 let lateAttempts = 0;
 
@@ -132,22 +142,29 @@ async function dispatchLeased(
     }
   }
 
-  // (b) The first attempts: up to `postsPerUrl` at once to one URL (a few kept-alive connections; hundreds at once
-  // opened a connection each, twice the CPU at both ends), the URLs in parallel. The hand-off waits for them at most
-  // WEBHOOK_HANDOFF_MS; an attempt not started by then is not started, but queued as a worker's job.
+  // (b) The first attempts: up to `postsPerOrigin` at once to one origin (a few kept-alive connections; hundreds at
+  // once opened a connection each, twice the CPU at both ends; 64 subscriptions to one receiver, grouped by URL, kept
+  // 16 connections each), the origins in parallel. The hand-off waits for them at most WEBHOOK_HANDOFF_MS; an
+  // attempt not started by then is not started, but queued as a worker's job.
   const urlChecks = new Map<string, Promise<WebhookTarget>>();
   const answers: ((AttemptRecord & { ok: boolean }) | undefined)[] = inline.map(() => undefined);
   const attempts: (Promise<AttemptRecord & { ok: boolean }> | undefined)[] = inline.map(() => undefined);
   let handedOff = false;
-  const byUrl = new Map<string, number[]>();
+  const origins = new Map<string, string>();
+  const byOrigin = new Map<string, number[]>();
   for (const [i, d] of inline.entries()) {
-    const indexes = byUrl.get(d.url);
+    let origin = origins.get(d.url);
+    if (origin === undefined) {
+      origin = URL.parse(d.url)?.origin ?? d.url;
+      origins.set(d.url, origin);
+    }
+    const indexes = byOrigin.get(origin);
     if (indexes) indexes.push(i);
-    else byUrl.set(d.url, [i]);
+    else byOrigin.set(origin, [i]);
   }
-  const lanes = [...byUrl.values()].flatMap((indexes) => {
+  const lanes = [...byOrigin.values()].flatMap((indexes) => {
     let next = 0;
-    return Array.from({ length: Math.min(postsPerUrl, indexes.length) }, async () => {
+    return Array.from({ length: Math.min(postsPerOrigin, indexes.length) }, async () => {
       while (!handedOff && next < indexes.length) {
         const i = indexes[next++]!;
         attempts[i] = attempt(ctx, inline[i]!, urlChecks);

@@ -119,6 +119,36 @@ describe("a first attempt that succeeds", () => {
     ]);
     expect(r.received.length).toBe(2 * n);
   });
+
+  test("many subscriptions to one receiver: at most 16 POSTs at once there, over at most 16 kept connections", async () => {
+    await dispatchAll();
+    const ws = await h.workspace();
+    let inFlight = 0;
+    let most = 0;
+    const ports = new Set<number>();
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request, srv) {
+        ports.add(srv.requestIP(request)?.port ?? 0);
+        most = Math.max(most, ++inFlight);
+        await request.text();
+        await Bun.sleep(20);
+        inFlight--;
+        return new Response(null, { status: 204 });
+      },
+    });
+    try {
+      for (let i = 0; i < 20; i++) await subscribe(ws, `http://127.0.0.1:${server.port}/hooks/${i}`);
+      await createCompanies(ws, 3);
+      expect(await dispatchAll()).toEqual([{ events: 3, deliveries: 60 }]);
+      expect(most).toBe(16);
+      expect(ports.size).toBeLessThanOrEqual(16);
+      expect(await db`select 1 from event_deliveries where workspace_id = ${ws.id}`).toHaveLength(0);
+    } finally {
+      server.stop(true);
+    }
+  });
 });
 
 describe("a first attempt that fails or is slow", () => {

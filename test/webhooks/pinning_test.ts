@@ -72,8 +72,10 @@ describe("where a delivery connects", () => {
     });
     expect(v4.address).toBe("93.184.215.14");
     expect(pinned(v4)).toEqual({
-      url: "https://93.184.215.14/in?a=1",
+      connectTo: "93.184.215.14",
+      port: 443,
       host: "hooks.example.test",
+      path: "/in?a=1",
       tls: { serverName: "hooks.example.test" },
     });
     const v6 = await checkWebhookUrl("https://hooks.example.test:8443/in", {
@@ -81,18 +83,28 @@ describe("where a delivery connects", () => {
       lookup: async () => ["2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
     });
     expect(pinned(v6)).toEqual({
-      url: "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:8443/in",
+      connectTo: "2606:2800:21f:cb07:6820:80da:af6b:8b2c",
+      port: 8443,
       host: "hooks.example.test:8443",
+      path: "/in",
       tls: { serverName: "hooks.example.test" },
     });
     // An address literal is connected to as it is; with private addresses allowed nothing is resolved or pinned.
-    const literal = await checkWebhookUrl("https://93.184.215.14/in", { allowPrivate: false });
-    expect(pinned(literal)).toEqual({ url: "https://93.184.215.14/in" });
+    const literal = await checkWebhookUrl("https://[2606:2800:21f::1]/in", { allowPrivate: false });
+    expect(pinned(literal)).toEqual({
+      connectTo: "2606:2800:21f::1",
+      port: 443,
+      host: "[2606:2800:21f::1]",
+      path: "/in",
+      tls: { serverName: "2606:2800:21f::1" },
+    });
     const local = await checkWebhookUrl("http://localhost:9/in", { allowPrivate: true });
-    expect(pinned(local)).toEqual({ url: "http://localhost:9/in" });
+    expect(pinned(local)).toEqual({ connectTo: "localhost", port: 9, host: "localhost:9", path: "/in" });
     expect(pinned({ url: new URL("http://hooks.example.test/in"), address: "93.184.215.14" })).toEqual({
-      url: "http://93.184.215.14/in",
+      connectTo: "93.184.215.14",
+      port: 80,
       host: "hooks.example.test",
+      path: "/in",
     });
   });
 });
