@@ -5,7 +5,9 @@
  * Runs the real service (`bun src/main.ts`, workers on) on a fresh database of DATABASE_URL's server (else the
  * embedded Postgres). Settings: BENCH_SECONDS (5, per write phase), BENCH_ROUNDS (3 pairs of phases),
  * BENCH_EVENTS (100 companies for the delivery
- * run), BENCH_CONNECTIONS (16). Prints one JSON object.
+ * run), BENCH_CONNECTIONS (16), BENCH_SPLIT (unset; 1: the API in one process with WORKERS=false and the workers,
+ * the dispatcher with them, in a second one, as a deployment may run them; the CPU of both is the service's). Prints
+ * one JSON object.
  */
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
@@ -40,11 +42,28 @@ const receiver = Bun.serve({
     return new Response(null, { status: 204 });
   },
 });
+const split = process.env.BENCH_SPLIT === "1";
 const service = await startService({
   databaseUrl: database.url,
   logFile: join(outDir, "webhooks-service.log"),
-  env: { WORKERS: "true", WEBHOOKS_ALLOW_PRIVATE: "true" },
+  env: { WORKERS: split ? "false" : "true", WEBHOOKS_ALLOW_PRIVATE: "true" },
 });
+const workers = split
+  ? await startService({
+      databaseUrl: database.url,
+      logFile: join(outDir, "webhooks-workers.log"),
+      env: { WORKERS: "true", WEBHOOKS_ALLOW_PRIVATE: "true" },
+    })
+  : undefined;
+/** The CPU of the service's processes (one, or the API's and the workers'), and of Postgres. */
+const serviceCpu = () => {
+  const sample = sampleCpu(service.pid);
+  if (workers) {
+    const other = sampleCpu(workers.pid).service;
+    sample.service = sample.service === null || other === null ? null : sample.service + other;
+  }
+  return sample;
+};
 
 try {
   const ws = await createWorkspace(db, { slug: `bench-${Date.now()}`, name: "Bench" });
@@ -109,10 +128,10 @@ try {
     one: { service: 0, postgres: 0, bench: 0, writes: 0 },
   };
   const measured = async (arm: "none" | "one", phase: () => Promise<number>) => {
-    const before = sampleCpu(service.pid);
+    const before = serviceCpu();
     const self = process.cpuUsage();
     const writes = await phase();
-    const used = cpuPerRequest(before, sampleCpu(service.pid), 1);
+    const used = cpuPerRequest(before, serviceCpu(), 1);
     const bench = process.cpuUsage(self);
     cpu[arm].service += used.serviceMicros ?? 0;
     cpu[arm].postgres += used.postgresMicros ?? 0;
@@ -147,7 +166,7 @@ try {
   for (let i = 0; i < 64; i++) await subscribe(`s${i}`);
   const before = received;
   const wanted = 64 * eventsWanted;
-  const cpuBefore = sampleCpu(service.pid);
+  const cpuBefore = serviceCpu();
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -160,11 +179,11 @@ try {
   while (received - before < wanted && performance.now() < deadline) await Bun.sleep(20);
   const deliveredMs = performance.now() - started;
   // The service and Postgres CPU of the run, a delivery (the 50 writes' share is small beside 64 deliveries each).
-  const cpuADelivery = cpuPerRequest(cpuBefore, sampleCpu(service.pid), received - before);
+  const cpuADelivery = cpuPerRequest(cpuBefore, serviceCpu(), received - before);
   const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
   const report = {
     writes: {
-      scenario: `POST /companies, ${connections} connections, ${seconds} s a phase, alternating`,
+      scenario: `POST /companies, ${connections} connections, ${seconds} s a phase, alternating${split ? ", API and workers in two processes" : ""}`,
       noSubscriptionPerSecond: none,
       oneSubscriptionPerSecond: one,
       backlogSecondsAfterPhase: backlogSeconds,
@@ -188,6 +207,7 @@ try {
   };
   console.log(JSON.stringify(report, null, 2));
 } finally {
+  await workers?.stop();
   await service.stop();
   receiver.stop(true);
   await db.end();
