@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
-import { havePgBouncer, startPgBouncer, freePort, type PgBouncer } from "../support/pgbouncer.ts";
+import { havePgBouncer, startPgBouncer, type PgBouncer } from "../support/pgbouncer.ts";
 import { haveHaproxy, startHaproxy, type Haproxy } from "../support/haproxy.ts";
 import { startService, type RunningService } from "../support/service.ts";
 import { testServerUrl } from "../support/server.ts";
@@ -34,7 +34,8 @@ describe.skipIf(!present)("three replicas behind HAProxy and PgBouncer", () => {
   let smtp: TestSmtp;
   let provider: FakeProvider;
   let receiver: Receiver;
-  const ports = [freePort(), freePort(), freePort()];
+  /** The replicas' ports: each first listens on one the system chose (no port picked early for another to take). */
+  let ports: number[] = [];
   const replicas: RunningService[] = [];
   let env: Record<string, string>;
 
@@ -60,7 +61,8 @@ describe.skipIf(!present)("three replicas behind HAProxy and PgBouncer", () => {
       // The webhook receiver listens on 127.0.0.1.
       WEBHOOKS_ALLOW_PRIVATE: "true",
     };
-    replicas.push(...(await Promise.all(ports.map(start))));
+    replicas.push(...(await Promise.all([0, 0, 0].map(start))));
+    ports = replicas.map((r) => Number(new URL(r.base).port));
     balancer = await startHaproxy(ports);
     await waitAllUp();
   }, 60_000);

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { root } from "./service.ts";
-import { freePort, waitForPort } from "./pgbouncer.ts";
+import { ExitedBeforeListening, onFreePort, waitForPort } from "./pgbouncer.ts";
 
 /** Where Debian installs HAProxy. */
 export const haproxyPath = "/usr/sbin/haproxy";
@@ -26,9 +26,12 @@ export interface Haproxy {
 }
 
 /** Starts HAProxy with the shipped configuration in front of replicas on `ports` of 127.0.0.1. */
-export async function startHaproxy(ports: number[]): Promise<Haproxy> {
+export function startHaproxy(ports: number[]): Promise<Haproxy> {
+  return onFreePort((port) => startHaproxyOn(port, ports));
+}
+
+async function startHaproxyOn(port: number, ports: number[]): Promise<Haproxy> {
   const dir = mkdtempSync(join(tmpdir(), "haproxy-"));
-  const port = freePort();
   const shipped = readFileSync(join(root, "deploy", "haproxy.cfg"), "utf8");
   const servers = ports.map((p, i) => `    server replica${i + 1} 127.0.0.1:${p} check`).join("\n");
   const cfg = `${shipped
@@ -50,11 +53,13 @@ export async function startHaproxy(ports: number[]): Promise<Haproxy> {
     await Promise.race([
       waitForPort(port),
       proc.exited.then(async (code) => {
-        throw new Error(`haproxy exited (${code}): ${await new Response(proc.stderr).text()}`);
+        throw new ExitedBeforeListening(`haproxy exited (${code}): ${await new Response(proc.stderr).text()}`);
       }),
     ]);
   } catch (error) {
     kill();
+    process.removeListener("exit", kill);
+    rmSync(dir, { recursive: true, force: true });
     throw error;
   }
   return {

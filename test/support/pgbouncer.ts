@@ -31,6 +31,23 @@ export function freePort(): number {
   return port;
 }
 
+/** What a server started on a port said when it ended before it listened there (the port may have been taken). */
+export class ExitedBeforeListening extends Error {}
+
+/**
+ * Runs `start` on a free port; when what it starts ends before listening (another process may have taken the port
+ * between `freePort` and its bind), runs it again on another port, three tries in all.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await start(freePort());
+    } catch (error) {
+      if (tries >= 3 || !(error instanceof ExitedBeforeListening)) throw error;
+    }
+  }
+}
+
 /** Waits until something accepts TCP connections on the port (at most `ms`). */
 export async function waitForPort(port: number, ms = 10_000): Promise<void> {
   const deadline = performance.now() + ms;
@@ -68,11 +85,14 @@ export interface PgBouncer {
 }
 
 /** Starts PgBouncer in transaction mode in front of the server of `serverUrl` (every database, as its user). */
-export async function startPgBouncer(serverUrl: string, settings: Record<string, string> = {}): Promise<PgBouncer> {
+export function startPgBouncer(serverUrl: string, settings: Record<string, string> = {}): Promise<PgBouncer> {
+  return onFreePort((port) => startPgBouncerOn(port, serverUrl, settings));
+}
+
+async function startPgBouncerOn(port: number, serverUrl: string, settings: Record<string, string>): Promise<PgBouncer> {
   const server = new URL(serverUrl);
   const dir = mkdtempSync(join(tmpdir(), "pgbouncer-"));
   chmodSync(dir, 0o777);
-  const port = freePort();
   const user = decodeURIComponent(server.username || "postgres");
   const password = decodeURIComponent(server.password);
   const target = `host=${server.hostname} port=${server.port || 5432} user=${user}${password ? ` password=${password}` : ""}`;
@@ -111,11 +131,14 @@ export async function startPgBouncer(serverUrl: string, settings: Record<string,
     await Promise.race([
       waitForPort(port),
       proc.exited.then(async (code) => {
-        throw new Error(`pgbouncer exited (${code}): ${await new Response(proc.stderr).text()} ${log()}`);
+        const why = `pgbouncer exited (${code}): ${await new Response(proc.stderr).text()} ${log()}`;
+        throw new ExitedBeforeListening(why);
       }),
     ]);
   } catch (error) {
     kill();
+    process.removeListener("exit", kill);
+    rmSync(dir, { recursive: true, force: true });
     throw error;
   }
   const urlFor = (database: string) => {
