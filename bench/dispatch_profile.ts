@@ -18,6 +18,7 @@ import { ensureDeliveryQueue } from "../src/webhooks/deliver.ts";
 import { createSubscription } from "../src/webhooks/subscriptions.ts";
 import { backendCpuMicros } from "./cpu.ts";
 import { createBenchDatabase, openServer } from "./database.ts";
+import { spawnReceiver } from "./receiver.ts";
 
 const n = Number(process.env.N ?? 20000);
 const rounds = Number(process.env.ROUNDS ?? 3);
@@ -25,10 +26,9 @@ const server = await openServer(process.env.DATABASE_URL, join(import.meta.dir, 
 const bench = await createBenchDatabase(server.url);
 const pool = 4;
 const db = connect(bench.url, { max: pool });
-const receiver = Bun.spawn(["bun", join(import.meta.dir, "receiver.ts")], { stdout: "pipe", stderr: "inherit" });
+const receiver = await spawnReceiver();
 try {
-  const { value } = await receiver.stdout.getReader().read();
-  const port = Number(new TextDecoder().decode(value).trim());
+  const { port } = receiver;
   await migrate(db);
   const config = loadConfig({ DATABASE_URL: bench.url, LOG_LEVEL: "warn", WEBHOOKS_ALLOW_PRIVATE: "true" });
   const log = createLogger("warn");
@@ -106,7 +106,7 @@ try {
   }
   await ctx.jobs.stop();
 } finally {
-  receiver.kill();
+  receiver.stop();
   await db.end();
   await bench.drop();
   await server.embedded?.stop();
