@@ -155,6 +155,7 @@ function gone(c: Connection, error?: Error) {
   const list = idle.get(c.place);
   const i = list ? list.indexOf(c) : -1;
   if (i >= 0) list!.splice(i, 1);
+  if (list && !list.length) idle.delete(c.place);
   const call = c.call;
   c.call = null;
   if (!call || call.done || call.conn !== c) return;
@@ -208,6 +209,7 @@ function takeIdle(place: string): Connection | undefined {
   const list = idle.get(place);
   while (list?.length) {
     const c = list.pop()!;
+    if (!list.length) idle.delete(place);
     if (!c.closed && c.socket) {
       c.socket.timeout(0);
       c.socket.ref();
@@ -296,4 +298,13 @@ export function http1Post(p: Http1Post): Promise<Http1Answer> {
 /** Closes every idle connection (tests; a process that ends needs nothing: idle connections are unreferenced). */
 export function closeIdleConnections(): void {
   for (const list of idle.values()) for (const c of list.splice(0)) c.socket?.terminate();
+  idle.clear();
+}
+
+/**
+ * The places with idle connections (tests): a place is forgotten with its last idle connection, so receivers whose
+ * addresses change over months leave nothing behind.
+ */
+export function idlePlaces(): number {
+  return idle.size;
 }

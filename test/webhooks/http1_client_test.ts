@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Socket, TCPSocketListener } from "bun";
-import { closeIdleConnections, http1Post, type Http1Post } from "../../src/webhooks/http1_client.ts";
+import { closeIdleConnections, http1Post, idlePlaces, type Http1Post } from "../../src/webhooks/http1_client.ts";
 
 const fixtures = join(import.meta.dir, "fixtures");
 const cert = readFileSync(join(fixtures, "hooks.example.test.crt"), "utf8");
@@ -208,6 +208,24 @@ describe("against scripted servers", () => {
     expect(text((await postTo(s.port)).body)).toBe("bye");
     expect((await postTo(s.port)).status).toBe(202);
     expect(s.requests.map((r) => r.connection)).toEqual([1, 1, 2]);
+  });
+
+  test("a place is forgotten once its last idle connection is gone (taken, or closed by the server)", async () => {
+    const sockets: Socket<RawConnection>[] = [];
+    const s = raw((socket) => {
+      sockets.push(socket);
+      socket.write("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+    });
+    expect(idlePlaces()).toBe(0);
+    await postTo(s.port);
+    expect(idlePlaces()).toBe(1);
+    // Taken for the next request (and kept again after it).
+    await postTo(s.port);
+    expect(idlePlaces()).toBe(1);
+    expect(s.requests.map((r) => r.connection)).toEqual([1, 1]);
+    sockets[0]!.terminate();
+    for (let i = 0; i < 100 && idlePlaces() > 0; i++) await Bun.sleep(10);
+    expect(idlePlaces()).toBe(0);
   });
 
   test("an answer arriving a byte at a time, after a 100 Continue", async () => {
