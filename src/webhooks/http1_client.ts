@@ -3,7 +3,7 @@
  * a time a connection, the answer's status and the first bytes of its body, the whole exchange within a deadline.
  *
  * Why not `fetch`: on the dispatcher's path a POST through `fetch`, with what bounding it takes (an AbortController,
- * a timer, a race, a stream reader for the capped body), cost ~25 µs of CPU; through this ~7 µs (bench/README.md,
+ * a timer, a race, a stream reader for the capped body), cost ~25 µs of CPU; through this ~9 µs (bench/README.md,
  * "Webhooks"). It does only what a webhook needs: a POST with a body of known length; answers framed by
  * Content-Length, chunked, or the connection's end (http1_answer.ts); redirects not followed (their status is the
  * answer); no proxy, no compression (it asks for none).
