@@ -175,6 +175,17 @@ try {
   const wanted = 64 * eventsWanted;
   const cpuBefore = serviceCpu();
   const started = performance.now();
+  // While the deliveries are made, GET /health one after another: how long a request waits for the API's event loop.
+  let delivering = true;
+  const probes = (async () => {
+    const ms: number[] = [];
+    while (delivering) {
+      const sent = performance.now();
+      await (await fetch(`${service.url}/health`)).arrayBuffer();
+      ms.push(performance.now() - sent);
+    }
+    return ms.sort((a, b) => a - b);
+  })();
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(connections, eventsWanted) }, async () => {
@@ -189,6 +200,9 @@ try {
     received = await receiver.received();
   }
   const deliveredMs = performance.now() - started;
+  delivering = false;
+  const waits = await probes;
+  const at = (q: number) => Math.round(waits[Math.min(waits.length - 1, Math.floor(q * waits.length))]! * 10) / 10;
   // The service and Postgres CPU of the run, a delivery (the 50 writes' share is small beside 64 deliveries each).
   const cpuADelivery = cpuPerRequest(cpuBefore, serviceCpu(), received - before);
   const cpuCost = (parts: ("service" | "postgres" | "bench" | "receiver")[]) => {
@@ -218,6 +232,7 @@ try {
       allDeliveredSeconds: Math.round(deliveredMs) / 1000,
       deliveredPerSecond: Math.round(((received - before) * 1000) / deliveredMs),
       cpuMicrosADelivery: { service: cpuADelivery.serviceMicros, postgres: cpuADelivery.postgresMicros },
+      healthMsMeanwhile: { requests: waits.length, p50: at(0.5), p99: at(0.99), max: at(1) },
     },
   };
   console.log(JSON.stringify(report, null, 2));

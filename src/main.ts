@@ -1,10 +1,13 @@
-/** The only file with side effects: config → database → migrations → HTTP + workers; graceful shutdown. */
+/**
+ * The service's entry, and with src/workers_entry.ts (the workers' thread) its only file with side effects:
+ * config → database → migrations → HTTP → the workers' thread; graceful shutdown.
+ */
 import { loadConfig, ConfigError, type Config } from "./config.ts";
 import { buildApp } from "./app.ts";
 import { createLogger } from "./core/log.ts";
 import { openDatabase } from "./core/db.ts";
 import { Jobs } from "./core/jobs.ts";
-import { startWorkers } from "./workers.ts";
+import { startWorkersThread } from "./workers_thread.ts";
 import { ensureDemo } from "./workspace_import/demo.ts";
 import { databaseFailureLine, listenFailureLine } from "./core/startup_failure.ts";
 import type { AppContext } from "./core/operation.ts";
@@ -39,7 +42,7 @@ let stopping = false;
 const stepLimitMs = 15_000;
 /** Set on SIGTERM: /health answers 503 for SHUTDOWN_DRAIN_MS before the port closes (ctx.draining). */
 const draining = { active: false };
-async function shutdown(signal: string) {
+async function shutdown(signal: string, exitCode = 0) {
   if (stopping) return;
   stopping = true;
   // A rolling restart: the balancer's health check sees 503 and sends new requests elsewhere while this process
@@ -59,7 +62,7 @@ async function shutdown(signal: string) {
     );
   }
   log.info("stopped");
-  process.exit(0);
+  process.exit(exitCode);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
@@ -97,13 +100,20 @@ try {
 const server = app.server!;
 running.push({ name: "http", stop: () => server.stop(false) }); // stop taking connections; requests in flight finish
 if (config.workers) {
-  await startWorkers(ctx).catch(async (error) => {
-    if (stopping) return;
+  // On a thread of their own (src/workers_thread.ts). A thread that ends unasked stops the service with exit code 1:
+  // a supervisor restarts the whole process, as after any crash.
+  const onCrash = (error: string) => {
+    log.error("the workers' thread stopped", { error });
+    void shutdown("workers", 1);
+  };
+  const thread = await startWorkersThread(config, database, log, onCrash).catch(async (error) => {
+    if (stopping) return undefined;
     await jobs.stop().catch(() => {});
     await server.stop(true);
     await database.close();
     fail(`workers: ${String((error as Error)?.message ?? error)}`);
   });
+  if (thread) running.push({ name: "workers", stop: () => thread.stop() }); // running jobs finish
 }
 const base = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
 log.info("listening", {

@@ -339,6 +339,22 @@ export async function migrateOn(url: string): Promise<Awaited<ReturnType<typeof 
   }
 }
 
+/**
+ * The service's pool to `url`, sized by the configuration (DB_POOL_MAX, or its pooler default behind one); with
+ * `answerTimeout`, every query's wait is bounded by DB_ANSWER_TIMEOUT_MS (the service's requests and workers).
+ */
+export function servicePool(
+  url: string,
+  config: Readonly<Config>,
+  options: { pooled: boolean; answerTimeout?: boolean },
+): Db {
+  return connect(url, {
+    max: options.pooled ? config.dbPoolMaxBehindPooler : config.dbPoolMax,
+    answerTimeoutMs: options.answerTimeout ? config.dbAnswerTimeoutMs : undefined,
+    pooled: options.pooled,
+  });
+}
+
 /** Connects (starting the embedded Postgres when no DATABASE_URL is set) and applies pending migrations. */
 export async function openDatabase(
   config: Readonly<Config>,
@@ -388,11 +404,7 @@ export async function openDatabase(
       throw error;
     }
   }
-  const db = connect(url, {
-    max: pooled ? config.dbPoolMaxBehindPooler : config.dbPoolMax,
-    answerTimeoutMs: options.answerTimeout ? config.dbAnswerTimeoutMs : undefined,
-    pooled,
-  });
+  const db = servicePool(url, config, { pooled, answerTimeout: options.answerTimeout });
   if (pooled) log.info("DATABASE_URL leads through a connection pooler: no named prepared statements");
   return {
     url,

@@ -1,0 +1,78 @@
+/**
+ * The job workers on a thread of their own (a Bun Worker) in the service process: their own event loop, database
+ * pool and job queue, beside the API's. Deliveries, emails, SMS and purges then never wait in the API's event loop,
+ * nor its requests behind them, and the two loops run on two cores (bench/README.md, "Webhooks": the split measured
+ * 3-5 points less cost to the writes than one loop). A crash of either kills both: the process is one unit to run,
+ * restart and `kill -9`. Messages: main → thread `start` then `stop`; thread → main `started`, `failed`, `stopped`.
+ */
+import type { Config } from "./config.ts";
+import type { Logger } from "./core/log.ts";
+
+/** What the main thread sends the workers' thread. */
+export type ToWorkers =
+  | { kind: "start"; config: Config; databaseUrl: string; pooled: boolean }
+  | { kind: "stop"; timeoutMs: number };
+/** What the workers' thread sends back. */
+export type FromWorkers = { kind: "started" } | { kind: "failed"; error: string } | { kind: "stopped" };
+
+/** The running workers' thread. */
+export interface WorkersThread {
+  /** Stops the workers (running jobs finish, within `timeoutMs`) and ends the thread. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * Starts the workers on their thread over the database at `databaseUrl` (already migrated) and resolves once they run.
+ * It rejects when they fail to start; `onCrash` is called when the thread ends later without being asked to.
+ */
+export function startWorkersThread(
+  config: Readonly<Config>,
+  database: { url: string; pooled: boolean },
+  log: Logger,
+  onCrash: (error: string) => void,
+): Promise<WorkersThread> {
+  const worker = new Worker(new URL("./workers_entry.ts", import.meta.url).href, { name: "workers" });
+  let stopping = false;
+  let started = false;
+  let stopped: (() => void) | undefined;
+  return new Promise((resolve, reject) => {
+    const fail = (error: string) => {
+      if (stopping) return;
+      stopping = true;
+      if (started) onCrash(error);
+      else reject(new Error(error));
+      worker.terminate();
+    };
+    worker.addEventListener("message", (event: MessageEvent<FromWorkers>) => {
+      const message = event.data;
+      if (message.kind === "started") {
+        started = true;
+        resolve({
+          stop: (timeoutMs = 10_000) => {
+            if (stopping) return Promise.resolve();
+            stopping = true;
+            return new Promise<void>((done) => {
+              stopped = done;
+              worker.postMessage({ kind: "stop", timeoutMs } satisfies ToWorkers);
+            });
+          },
+        });
+      } else if (message.kind === "failed") fail(message.error);
+      else if (message.kind === "stopped") {
+        worker.terminate();
+        stopped?.();
+      }
+    });
+    worker.addEventListener("error", (event: ErrorEvent) => {
+      log.error("workers thread error", { error: String(event.message ?? event) });
+      fail(String(event.message ?? event));
+    });
+    worker.addEventListener("close", () => fail("the workers' thread ended"));
+    worker.postMessage({
+      kind: "start",
+      config: { ...config },
+      databaseUrl: database.url,
+      pooled: database.pooled,
+    } satisfies ToWorkers);
+  });
+}

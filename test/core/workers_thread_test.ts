@@ -1,0 +1,117 @@
+/**
+ * The job workers on a thread of their own (src/workers_thread.ts), seen from outside the real service
+ * (`bun src/main.ts`, WORKERS=true): deliveries go on while the API's event loop is blocked; a thread that fails to
+ * start stops start-up with one line and exit code 2; one that dies later stops the service with exit code 1; SIGTERM
+ * stops both. Faults come from preloads: one blocks the main thread on SIGUSR1, one makes the workers' thread throw.
+ */
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { harness } from "../support/harness.ts";
+import { envWithout, root, spawnService, type Service } from "../support/service.ts";
+import { fileReceivers, subscribe } from "../webhooks/receiver.ts";
+
+const h = await harness();
+setDefaultTimeout(60_000);
+const receiver = fileReceivers();
+const dir = mkdtempSync(join(tmpdir(), "workers-thread-"));
+const started: Service[] = [];
+afterAll(async () => {
+  for (const s of started) {
+    s.proc.kill(9);
+    await s.proc.exited;
+  }
+});
+
+/** A preload that blocks the main thread for `ms` on SIGUSR1 (a long synchronous handler, as a runaway request). */
+const blockMain = join(dir, "block_main.ts");
+await Bun.write(
+  blockMain,
+  `import { writeSync } from "node:fs";\n` +
+    `process.on("SIGUSR1", () => { writeSync(1, "blocking the main thread\\n"); ` +
+    `const end = performance.now() + Number(process.env.BLOCK_MS); while (performance.now() < end) {} });\n`,
+);
+/** A preload for the main thread that gives the workers' thread a preload of its own: `code` runs there first. */
+async function threadPreload(name: string, code: string): Promise<string> {
+  const inThread = join(dir, `${name}_thread.ts`);
+  await Bun.write(inThread, code);
+  const inMain = join(dir, `${name}_main.ts`);
+  await Bun.write(
+    inMain,
+    `const Real = globalThis.Worker;\n` +
+      `globalThis.Worker = class extends Real { constructor(url, options) { ` +
+      `super(url, { ...options, preload: [${JSON.stringify(inThread)}] }); } };\n`,
+  );
+  return inMain;
+}
+
+function start(preload: string, env: Record<string, string> = {}): Service {
+  const service = spawnService([process.execPath, "--preload", preload, "src/main.ts"], {
+    cwd: root,
+    env: envWithout(["LOG_LEVEL"], {
+      DATABASE_URL: h.database.url,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      WORKERS: "true",
+      WEBHOOKS_ALLOW_PRIVATE: "true",
+      SHUTDOWN_DRAIN_MS: "0",
+      LOG_LEVEL: "info",
+      ...env,
+    }),
+  });
+  started.push(service);
+  return service;
+}
+
+describe("the workers run on a thread of their own", () => {
+  test("an event recorded while the API's event loop is blocked is delivered before the block ends", async () => {
+    const ws = await h.workspace();
+    const r = receiver();
+    await subscribe(h.database.db, ws, r.url);
+    const service = start(blockMain, { BLOCK_MS: "4000" });
+    const [, base] = await service.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+    await service.waitFor(/"msg":"worker started","queue":"webhook-deliver"/);
+
+    service.proc.kill("SIGUSR1");
+    await service.waitFor(/blocking the main thread/);
+    const blockedAt = performance.now();
+    const health = fetch(`${base}/health`).then(() => performance.now());
+    // A write made elsewhere (this process, the same database) records the event the service's dispatcher follows.
+    const created = await h.request("POST", "/companies", { key: ws.key, body: { name: "Blocked Loop Ltd" } });
+    expect(created.status).toBe(201);
+    await r.count(1, 10_000);
+    const deliveredAt = performance.now();
+    const answeredAt = await health;
+
+    // /health waited for the block; the delivery did not.
+    expect(answeredAt - blockedAt).toBeGreaterThan(3000);
+    expect(deliveredAt).toBeLessThan(answeredAt);
+    expect(JSON.parse(r.received[0]!.body).data.name).toBe("Blocked Loop Ltd");
+    service.proc.kill("SIGTERM");
+    expect(await service.exited()).toBe(0);
+    expect(service.stdout()).toContain(`"msg":"stopped"`);
+  });
+
+  test("a workers' thread that fails as it starts stops start-up with one line and exit code 2", async () => {
+    const preload = await threadPreload("fail_at_start", `throw new Error("the thread could not start");\n`);
+    const service = start(preload);
+    expect(await service.exited()).toBe(2);
+    expect(service.stderr()).toContain("workers: ");
+    expect(service.stderr()).toContain("the thread could not start");
+  });
+
+  test("a workers' thread that dies after start stops the service with exit code 1, its port closed", async () => {
+    const preload = await threadPreload(
+      "die_later",
+      `setTimeout(() => { throw new Error("a worker's bug"); }, 1500);\n`,
+    );
+    const service = start(preload);
+    const [, base] = await service.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+    expect(await service.exited()).toBe(1);
+    expect(service.stderr()).toContain(`"msg":"the workers' thread stopped"`);
+    expect(service.stderr()).toContain("a worker's bug");
+    await expect(fetch(`${base}/health`)).rejects.toThrow();
+  });
+});
