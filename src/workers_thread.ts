@@ -31,11 +31,12 @@ export function startWorkersThread(
   log: Logger,
   onCrash: (error: string) => void,
 ): Promise<WorkersThread> {
-  const worker = new Worker(new URL("./workers_entry.ts", import.meta.url).href, { name: "workers" });
   let stopping = false;
   let started = false;
   let stopped: (() => void) | undefined;
   return new Promise((resolve, reject) => {
+    // Inside the executor: a thread that cannot even be created (its file unreadable) rejects like one that fails.
+    const worker = new Worker(new URL("./workers_entry.ts", import.meta.url).href, { name: "workers" });
     const fail = (error: string) => {
       if (stopping) return;
       stopping = true;
