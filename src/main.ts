@@ -106,7 +106,7 @@ if (config.workers) {
     log.error("the workers' thread stopped", { error });
     void shutdown("workers", 1);
   };
-  const thread = await startWorkersThread(config, database, log, onCrash).catch(async (error) => {
+  const thread = await startWorkersThread(config, database, onCrash).catch(async (error) => {
     if (stopping) return undefined;
     await jobs.stop().catch(() => {});
     await server.stop(true);

@@ -22,6 +22,8 @@ self.addEventListener("message", async (event: MessageEvent<ToWorkers>) => {
       await startWorkers({ db, config, log, jobs });
       send({ kind: "started" });
     } catch (error) {
+      await jobs.stop(0).catch(() => {});
+      await db.end({ timeout: 1 }).catch(() => {});
       send({ kind: "failed", error: String((error as Error)?.message ?? error) });
     }
   } else if (message.kind === "stop") {

@@ -6,7 +6,6 @@
  * restart and `kill -9`. Messages: main → thread `start` then `stop`; thread → main `started`, `failed`, `stopped`.
  */
 import type { Config } from "./config.ts";
-import type { Logger } from "./core/log.ts";
 
 /** What the main thread sends the workers' thread. */
 export type ToWorkers =
@@ -28,7 +27,6 @@ export interface WorkersThread {
 export function startWorkersThread(
   config: Readonly<Config>,
   database: { url: string; pooled: boolean },
-  log: Logger,
   onCrash: (error: string) => void,
 ): Promise<WorkersThread> {
   let stopping = false;
@@ -64,11 +62,10 @@ export function startWorkersThread(
         stopped?.();
       }
     });
-    worker.addEventListener("error", (event: ErrorEvent) => {
-      log.error("workers thread error", { error: String(event.message ?? event) });
-      fail(String(event.message ?? event));
-    });
-    worker.addEventListener("close", () => fail("the workers' thread ended"));
+    // Logged once, by the caller: the start-up failure line or the crash's log line.
+    worker.addEventListener("error", (event: ErrorEvent) => fail(uncaughtLine(event)));
+    // A thread that ends while stopping (it died mid-stop) ends the stop too; one that ends unasked is a crash.
+    worker.addEventListener("close", () => (stopping ? stopped?.() : fail("the workers' thread ended")));
     worker.postMessage({
       kind: "start",
       config: { ...config },
@@ -76,4 +73,13 @@ export function startWorkersThread(
       pooled: database.pooled,
     } satisfies ToWorkers);
   });
+}
+
+/**
+ * An uncaught error's own words: Bun's `ErrorEvent.message` from a thread is the source excerpt, a caret and
+ * `error: <message>` on lines of their own (no `error` object), and start-up failures must stay one line.
+ */
+export function uncaughtLine(event: ErrorEvent): string {
+  const text = String(event.message ?? event);
+  return text.match(/^error: (.+)$/m)?.[1] ?? text.split("\n").find((line) => line.trim()) ?? "an uncaught error";
 }
