@@ -2,8 +2,8 @@
  * CPU a webhook delivery made by the dispatcher (`bun bench/dispatch_profile.ts`): N company.created events, each
  * in a transaction of its own, dispatched batch by batch (`dispatchOnce`, as the service's loop does) to one
  * subscription whose receiver runs in another process, against the same events with the subscription disabled. The
- * dispatcher's CPU (this process) and its Postgres backends' (schedstat) are counted, so nothing else on the
- * machine is. N (20000), ROUNDS (3).
+ * dispatcher's CPU (this process), its Postgres backends' (schedstat) and the receiver's are counted, so nothing else
+ * on the machine is. N (20000), ROUNDS (3).
  */
 import { join } from "node:path";
 import { connect } from "../src/core/db.ts";
@@ -16,7 +16,7 @@ import type { AppContext } from "../src/core/operation.ts";
 import { dispatchOnce } from "../src/webhooks/dispatcher.ts";
 import { ensureDeliveryQueue } from "../src/webhooks/deliver.ts";
 import { createSubscription } from "../src/webhooks/subscriptions.ts";
-import { backendCpuMicros } from "./cpu.ts";
+import { backendCpuMicros, processCpuMicros } from "./cpu.ts";
 import { createBenchDatabase, openServer } from "./database.ts";
 import { spawnReceiver } from "./receiver.ts";
 
@@ -76,6 +76,7 @@ try {
   const dispatchAll = async () => {
     const cpu = process.cpuUsage();
     const pg = postgresCpu();
+    const rx = processCpuMicros(receiver.pid) ?? 0;
     let batches = 0;
     for (;;) {
       const { events, late } = await dispatchOnce(ctx);
@@ -84,7 +85,12 @@ try {
       batches++;
     }
     const used = process.cpuUsage(cpu);
-    return { service: (used.user + used.system) / n, postgres: (postgresCpu() - pg) / n, batches };
+    return {
+      service: (used.user + used.system) / n,
+      postgres: (postgresCpu() - pg) / n,
+      receiver: ((processCpuMicros(receiver.pid) ?? 0) - rx) / n,
+      batches,
+    };
   };
   const fmt = (v: number) => Math.round(v * 10) / 10;
   await write();
@@ -99,6 +105,7 @@ try {
           subscription: status,
           serviceMicros: fmt(r.service),
           postgresMicros: fmt(r.postgres),
+          receiverMicros: fmt(r.receiver),
           batches: r.batches,
         }),
       );

@@ -210,6 +210,21 @@ try {
     return Math.round((total(perWrite("one")) / total(perWrite("none")) - 1) * 1000) / 10;
   };
   const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+  const tenth = (v: number) => Math.round(v * 10) / 10;
+  // Each pair of adjacent phases (none, then one) shares the machine's drift of its minute; the pairs' own costs, their
+  // mean and its standard error say how far the run's cost can be trusted (single runs have swung by ±4 points).
+  const pairCosts = none.map((n, i) => (1 - one[i]! / n) * 100);
+  const pairMean = pairCosts.reduce((a, b) => a + b, 0) / pairCosts.length;
+  const pairSd =
+    pairCosts.length > 1
+      ? Math.sqrt(pairCosts.reduce((a, c) => a + (c - pairMean) ** 2, 0) / (pairCosts.length - 1))
+      : Number.NaN;
+  const pairStandardError = pairSd / Math.sqrt(pairCosts.length);
+  // Student's t, one-sided 95%, for the pairs' degrees of freedom (the Cornish-Fisher expansion: 1.796 at 11, 1.699 at
+  // 29, within 0.01 of the tables from 5 on; at 2, three rounds, 2.76 for 2.92: too low, read few pairs loosely).
+  const df = pairCosts.length - 1;
+  const z = 1.645;
+  const t95 = z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2);
   const report = {
     writes: {
       scenario: `POST /companies, ${connections} connections, ${seconds} s a phase, alternating${split ? ", API and workers in two processes" : ""}`,
@@ -219,6 +234,11 @@ try {
       deliveries: paths,
       cpuMicrosAWrite: { noSubscription: perWrite("none"), oneSubscription: perWrite("one") },
       costPercent: Math.round((1 - mean(one) / mean(none)) * 1000) / 10,
+      pairCostsPercent: pairCosts.map(tenth),
+      pairCostMeanPercent: tenth(pairMean),
+      pairCostStandardError: tenth(pairStandardError),
+      /** One-sided 95% upper bound of the pairs' mean cost (Student's t). */
+      pairCostUpper95Percent: tenth(pairMean + t95 * pairStandardError),
       // The same cost read from CPU (service, Postgres, the load and the receiver a write), steadier than req/s on a
       // busy host; and the service's and Postgres's alone (what the outbox and its deliveries cost our side).
       cpuCostPercent: cpuCost(["service", "postgres", "bench", "receiver"]),
