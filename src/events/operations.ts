@@ -78,10 +78,10 @@ export const listEvents = operation({
       subjectId: query.subjectId,
       take: limit,
     });
-    const events = rows.map(({ cursorTx: _, ...event }) => event);
+    const events = rows.map((r) => r.event);
     const last = rows[rows.length - 1];
     const next = new URL(url.toString());
-    if (last) next.searchParams.set("cursor", encodeCursor([last.cursorTx, last.id]));
+    if (last) next.searchParams.set("cursor", encodeCursor([last.cursorTx, last.event.id]));
     return new Reply(events, undefined, { link: `<${next.toString()}>; rel="next"` });
   },
 });

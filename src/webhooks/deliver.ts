@@ -24,6 +24,7 @@ import {
   recordDelivered,
   type AttemptRecord,
   type ClaimedDelivery,
+  type Deliverable,
   type DeliveryKey,
 } from "./queries.ts";
 import { signatureHeader } from "./signature.ts";
@@ -120,7 +121,7 @@ function pinnedOf(target: WebhookTarget): Where {
  * extra trusted certificates (PEM), for tests with a certificate of their own.
  */
 export async function post(
-  claimed: Pick<ClaimedDelivery, "eventId" | "body" | "secrets">,
+  claimed: { eventId: string; body: string; secrets: string[] },
   target: WebhookTarget,
   timeoutMs: number,
   options: { now?: number; ca?: string } = {},
@@ -191,7 +192,7 @@ class DeliveryHeld extends Error {}
  */
 export async function attempt(
   ctx: AppContext,
-  claimed: ClaimedDelivery,
+  claimed: Deliverable,
   urlChecks: Map<string, Promise<WebhookTarget>>,
 ): Promise<AttemptRecord & { ok: boolean }> {
   const startedAt = new Date();
@@ -236,8 +237,8 @@ export async function attemptDeliveries(ctx: AppContext, keys: DeliveryKey[]): P
   const leaseSeconds = Math.ceil(ctx.config.webhookTimeoutMs / 1000) + 15;
   const { claimed, unclaimed } = await claimDeliveries(ctx.db, keys, leaseSeconds);
   const outcomes = new Map<string, DeliveryOutcome>();
-  const live = claimed.filter((c) => c.subscriptionStatus === "active" && c.body !== null);
-  const dead = claimed.filter((c) => !live.includes(c));
+  const live = claimed.filter((c): c is Deliverable => c.subscriptionStatus === "active" && c.body !== null);
+  const dead = claimed.filter((c) => c.subscriptionStatus !== "active" || c.body === null);
   if (dead.length) {
     await abandonDeliveries(ctx.db, dead, true);
     for (const c of dead) outcomes.set(c.id, "abandoned");

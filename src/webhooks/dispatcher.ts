@@ -33,6 +33,7 @@ import {
   takeDispatchLease,
   type AttemptRecord,
   type ClaimedDelivery,
+  type Deliverable,
   type DeliveryRun,
 } from "./queries.ts";
 
@@ -121,13 +122,13 @@ async function dispatchLeased(
   const targets = new Map(
     (await dispatchTargets(ctx.db, [...wanted.values()])).map((t) => [`${t.workspaceId}/${t.id}`, t]),
   );
-  const inline: ClaimedDelivery[] = [];
-  const queued: ClaimedDelivery[] = [];
+  const inline: Deliverable[] = [];
+  const queued: Deliverable[] = [];
   for (const e of batch) {
     for (const subscriptionId of e.subscriptionIds) {
       const target = targets.get(`${e.workspaceId}/${subscriptionId}`);
       if (!target) continue; // gone since the batch was read
-      const delivery: ClaimedDelivery = {
+      const delivery: Deliverable = {
         workspaceId: e.workspaceId,
         id: ulid(),
         attempt: 1,

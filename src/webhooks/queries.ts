@@ -1,7 +1,8 @@
 /** The SQL of webhook subscriptions, their secrets, the dispatcher and the deliveries. */
 import type { Static } from "@sinclair/typebox";
 import { unprepared, type Db, type Tx } from "../core/db.ts";
-import { eventJson, feedHorizon } from "../events/queries.ts";
+import { eventText } from "../events/event_text.ts";
+import { eventParts, feedHorizon, type EventParts } from "../events/queries.ts";
 import type { WebhookDelivery, WebhookSubscription } from "./schema.ts";
 
 type Sql = Db | Tx;
@@ -180,7 +181,7 @@ export interface DispatchedEvent {
 
 /**
  * A batch of events after the position, in commit order, each with the active subscriptions it goes to (created
- * before the event) and, when it goes to one, its body (`eventJson`, as a delivery sends it): at most `take` events,
+ * before the event) and, when it goes to one, its body (`eventText`, as a delivery sends it): at most `take` events,
  * and no event after the one that brings the batch to `maxDeliveries` deliveries (the first is always taken whole).
  */
 export async function dispatchBatch(
@@ -189,7 +190,7 @@ export async function dispatchBatch(
   take: number,
   maxDeliveries: number,
 ): Promise<DispatchedEvent[]> {
-  return db<DispatchedEvent[]>`
+  const rows = await db<(EventParts & { workspaceId: string; tx: string; subscriptionIds: string[] })[]>`
     with batch as (
       select e.workspace_id, e.id, e.tx_id, e.type, e.occurred_at, e.subject_kind, e.subject_id, e.data,
         e.request_id, e.actor_kind, e.actor_id,
@@ -206,11 +207,18 @@ export async function dispatchBatch(
         order by b.tx_id, b.id rows between unbounded preceding and 1 preceding), 0) as before
       from batch b
     )
-    select e.workspace_id, e.id as event_id, e.tx_id::text as tx, e.subscription_ids,
-      case when cardinality(e.subscription_ids) > 0 then ${eventJson(db)}::text end as body
+    select e.workspace_id, e.tx_id::text as tx, e.subscription_ids,
+      ${eventParts(db, db`cardinality(e.subscription_ids) > 0`)}
     from counted e
     where e.before < ${maxDeliveries}
     order by e.tx_id, e.id`;
+  return rows.map((r) => ({
+    workspaceId: r.workspaceId,
+    eventId: r.eventId,
+    tx: r.tx,
+    subscriptionIds: r.subscriptionIds,
+    body: r.eventData === null ? null : eventText(r),
+  }));
 }
 
 /** What a first attempt needs of a subscription: its URL, live secrets, and whether it is failing. */
@@ -323,9 +331,16 @@ export interface ClaimedDelivery extends DeliveryKey {
   subscriptionId: string;
   subscriptionStatus: "active" | "disabled";
   url: string;
-  body: string;
+  /** The event's JSON; null when the event is gone (purged past the retention). */
+  body: string | null;
   secrets: string[];
 }
+
+/** A claimed delivery whose event is there to send. */
+export type Deliverable = ClaimedDelivery & { body: string };
+
+/** A claimed delivery as `claimDeliveries` reads it: its event's parts (all null but the id when the event is gone). */
+type ClaimedRow = Omit<ClaimedDelivery, "body" | "eventId"> & EventParts & { deliveryEventId: string };
 
 /** Why a delivery was not claimed: delivered or failed already, held by another worker, or not due yet. */
 export type Unclaimed = "done" | "held" | "not_due";
@@ -341,9 +356,9 @@ export async function claimDeliveries(
 ): Promise<{ claimed: ClaimedDelivery[]; unclaimed: Map<string, Unclaimed> }> {
   const workspaceIds = keys.map((k) => k.workspaceId);
   const ids = keys.map((k) => k.id);
-  const claimed = await unprepared(db<ClaimedDelivery[]>`
+  const rows = await unprepared(db<ClaimedRow[]>`
     with c as (
-      select d.workspace_id, d.id from event_deliveries d
+      select d.workspace_id, d.id, d.event_id from event_deliveries d
       join unnest(${workspaceIds}::text[], ${ids}::text[]) as u (workspace_id, id)
         on d.workspace_id = u.workspace_id and d.id = u.id
       where d.status = 'pending' and (d.leased_until is null or d.leased_until < now())
@@ -352,16 +367,28 @@ export async function claimDeliveries(
     )
     update event_deliveries d
     set leased_until = now() + make_interval(secs => ${leaseSeconds}), attempts = d.attempts + 1
-    from c, webhook_subscriptions s
+    from c join webhook_subscriptions s on true
+      left join events e on e.workspace_id = c.workspace_id and e.id = c.event_id
     where d.workspace_id = c.workspace_id and d.id = c.id
       and s.workspace_id = d.workspace_id and s.id = d.subscription_id
-    returning d.id, d.attempts as attempt, d.workspace_id, d.event_id, s.id as subscription_id,
-      s.status as subscription_status, s.url,
-      (select ${eventJson(db)}::text from events e where e.workspace_id = d.workspace_id and e.id = d.event_id) as body,
+    returning d.id, d.attempts as attempt, d.workspace_id, s.id as subscription_id,
+      s.status as subscription_status, s.url, d.event_id as delivery_event_id, ${eventParts(db)},
       array(select k.secret from webhook_secrets k
             where k.workspace_id = s.workspace_id and k.subscription_id = s.id
               and (k.expires_at is null or k.expires_at > now())
             order by k.created_at, k.id) as secrets`);
+  // A purged event (past the retention) leaves its delivery without a body: it is abandoned.
+  const claimed: ClaimedDelivery[] = rows.map((r) => ({
+    workspaceId: r.workspaceId,
+    id: r.id,
+    attempt: r.attempt,
+    eventId: r.deliveryEventId,
+    subscriptionId: r.subscriptionId,
+    subscriptionStatus: r.subscriptionStatus,
+    url: r.url,
+    body: r.eventData === null ? null : eventText(r),
+    secrets: r.secrets,
+  }));
   const unclaimed = new Map<string, Unclaimed>();
   if (claimed.length === keys.length) return { claimed, unclaimed };
   const got = new Set(claimed.map((c) => c.id));

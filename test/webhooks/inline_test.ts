@@ -184,6 +184,32 @@ describe("a first attempt that fails or is slow", () => {
     expect(cleared!.failing).toBe(false);
   });
 
+  test("a retry whose event was purged meanwhile is abandoned, not POSTed; its sibling is delivered", async () => {
+    await dispatchAll();
+    const ws = await h.workspace();
+    const r = receiver();
+    r.answers = [500, 500];
+    await subscribe(ws, r.url);
+    await createCompanies(ws, 2);
+    await dispatchAll();
+    const pending = await db<{ id: string; eventId: string }[]>`
+      select id, event_id from event_deliveries where workspace_id = ${ws.id} order by event_id`;
+    expect(pending.length).toBe(2);
+    await db`delete from events where workspace_id = ${ws.id} and id = ${pending[0]!.eventId}`;
+    await Bun.sleep(1100);
+    const keys = pending.map((d) => ({ workspaceId: ws.id, id: d.id }));
+    expect(await attemptDeliveries(ctx, keys)).toEqual(["abandoned", "delivered"]);
+    expect(r.received.length).toBe(3);
+    expect(r.received[2]!.id).toBe(pending[1]!.eventId);
+    expect(JSON.parse(r.received[2]!.body)).toMatchObject({ id: pending[1]!.eventId, type: "company.created" });
+    const states = await db<{ status: string; attempts: number }[]>`
+      select status, attempts from event_deliveries where workspace_id = ${ws.id} order by event_id`;
+    expect(states).toEqual([
+      { status: "failed", attempts: 1 },
+      { status: "delivered", attempts: 2 },
+    ]);
+  });
+
   test("a receiver slower than the hand-off: recorded when it answers, and the queued job finds it done", async () => {
     await dispatchAll();
     const ws = await h.workspace();
