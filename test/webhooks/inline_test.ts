@@ -204,7 +204,7 @@ describe("a first attempt that fails or is slow", () => {
     expect(JSON.parse(r.received[2]!.body)).toMatchObject({ id: pending[1]!.eventId, type: "company.created" });
     const states = await db<{ status: string; attempts: number }[]>`
       select status, attempts from event_deliveries where workspace_id = ${ws.id} order by event_id`;
-    expect(states).toEqual([
+    expect([...states]).toEqual([
       { status: "failed", attempts: 1 },
       { status: "delivered", attempts: 2 },
     ]);
