@@ -121,7 +121,7 @@ function pinnedOf(target: WebhookTarget): Where {
  * extra trusted certificates (PEM), for tests with a certificate of their own.
  */
 export async function post(
-  claimed: { eventId: string; body: string; secrets: string[] },
+  claimed: Pick<Deliverable, "eventId" | "body" | "secrets">,
   target: WebhookTarget,
   timeoutMs: number,
   options: { now?: number; ca?: string } = {},
@@ -237,8 +237,9 @@ export async function attemptDeliveries(ctx: AppContext, keys: DeliveryKey[]): P
   const leaseSeconds = Math.ceil(ctx.config.webhookTimeoutMs / 1000) + 15;
   const { claimed, unclaimed } = await claimDeliveries(ctx.db, keys, leaseSeconds);
   const outcomes = new Map<string, DeliveryOutcome>();
-  const live = claimed.filter((c): c is Deliverable => c.subscriptionStatus === "active" && c.body !== null);
-  const dead = claimed.filter((c) => c.subscriptionStatus !== "active" || c.body === null);
+  const sendable = (c: ClaimedDelivery): c is Deliverable => c.subscriptionStatus === "active" && c.body !== null;
+  const live = claimed.filter(sendable);
+  const dead = claimed.filter((c) => !sendable(c));
   if (dead.length) {
     await abandonDeliveries(ctx.db, dead, true);
     for (const c of dead) outcomes.set(c.id, "abandoned");
