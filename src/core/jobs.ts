@@ -92,22 +92,40 @@ export class Jobs {
     private readonly maintenance: { superviseIntervalSeconds?: number; monitorIntervalSeconds?: number } = {},
   ) {}
 
-  /** The started pg-boss instance (creating its schema on first start). */
+  /**
+   * The started pg-boss instance (creating its schema on first start). A start that failed (the database unreachable,
+   * or gone part way) is not kept: the next call starts again, so a queue first used during an outage works once the
+   * database is back.
+   */
   boss(): Promise<PgBoss> {
-    this.#boss ??= (async () => {
-      const boss = new PgBoss({
-        connectionString: this.url,
-        schema: "pgboss",
-        max: 4,
-        superviseIntervalSeconds: superviseSeconds,
-        monitorIntervalSeconds: superviseSeconds,
-        ...this.maintenance,
+    if (!this.#boss) {
+      const starting: Promise<PgBoss> = this.#start().catch((error) => {
+        if (this.#boss === starting) this.#boss = undefined;
+        throw error;
       });
-      boss.on("error", (error: unknown) => this.log.error("job queue error", jobErrorFields(error)));
-      await boss.start();
-      return boss;
-    })();
+      this.#boss = starting;
+    }
     return this.#boss;
+  }
+
+  async #start(): Promise<PgBoss> {
+    const boss = new PgBoss({
+      connectionString: this.url,
+      schema: "pgboss",
+      max: 4,
+      superviseIntervalSeconds: superviseSeconds,
+      monitorIntervalSeconds: superviseSeconds,
+      ...this.maintenance,
+    });
+    boss.on("error", (error: unknown) => this.log.error("job queue error", jobErrorFields(error)));
+    try {
+      await boss.start();
+    } catch (error) {
+      // Nothing it began is left running (its pool, its timers); the stop is bounded as in `stop`.
+      await Promise.race([boss.stop({ graceful: false, close: true }).catch(() => {}), Bun.sleep(5000)]);
+      throw error;
+    }
+    return boss;
   }
 
   /**
@@ -146,8 +164,10 @@ export class Jobs {
   async stop(timeoutMs = 10_000): Promise<void> {
     for (const hook of this.#onStop.splice(0)) hook();
     if (!this.#boss) return;
-    const boss = await this.#boss;
+    const started = this.#boss;
     this.#boss = undefined;
+    const boss = await started.catch(() => undefined);
+    if (!boss) return; // it never started, and stopped what it had begun (boss())
     this.#created.clear();
     // pg-boss's stop waits for its pool to close; through PgBouncer it was seen never to resolve (a test's afterAll
     // waited 30 s). What it waits for is bounded: workers get `timeoutMs`, then the rest is given up and logged.

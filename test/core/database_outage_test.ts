@@ -7,6 +7,9 @@
  * (DATABASE_URL the pooler, DATABASE_DIRECT_URL the server, as deploy/ describes): the pooler stays up while the
  * server behind it goes, which the service sees as queries that never answer rather than refused connections.
  * The bounds are hang detectors; the measured figures are printed.
+ * Two more: Postgres stopped while the service's workers' thread is held at its start (a preload gates it) leaves the
+ * service up, its workers started once Postgres is back; and a job queue whose first start met the outage starts on a
+ * later call.
  */
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { closeSync, openSync, readFileSync } from "node:fs";
@@ -16,10 +19,14 @@ import { migrate } from "../../src/core/migrate.ts";
 import { createWorkspace, entitle } from "../../src/core/workspaces.ts";
 import { createApiKey } from "../../src/core/api_keys.ts";
 import { allScopes } from "../../src/core/groups.ts";
-import { addContact } from "../maintenance_pro/fixtures.ts";
+import { invitationEmailed } from "../maintenance_pro/fixtures.ts";
 import { throughPgBouncer } from "../support/database.ts";
 import { startPgBouncer } from "../support/pgbouncer.ts";
 import { startPrivatePostgres } from "./private_postgres.ts";
+import { Jobs } from "../../src/core/jobs.ts";
+import { createLogger } from "../../src/core/log.ts";
+import { envWithout, eventually, root, spawnService } from "../support/service.ts";
+import { threadPreload } from "../support/thread_preload.ts";
 
 // Bun applies the preload's timeout to the first file only; this file talks to Postgres or subprocesses.
 setDefaultTimeout(30_000);
@@ -78,19 +85,25 @@ async function request(url: string, key?: string): Promise<Sample> {
   }
 }
 
-test(`through an immediate stop of Postgres under load${via}: 503 IntegrationUnavailable while it is down, served normally within seconds of it coming back, jobs too`, async () => {
-  const setup = connect(pg.url, { max: 1 });
+/** The private Postgres migrated, and a workspace there with maintenance-pro and a key of every scope. */
+async function outageWorkspace(setup: ReturnType<typeof connect>, slug: string) {
   await migrate(setup);
-  const ws = await createWorkspace(setup, { slug: "outage", name: "Outage", ownerEmail: "owner@outage.test" });
-  await entitle(setup, "outage", "maintenance-pro");
+  const ws = await createWorkspace(setup, { slug, name: slug, ownerEmail: `owner@${slug}.test` });
+  await entitle(setup, slug, "maintenance-pro");
   const { key } = await createApiKey(setup, {
-    workspace: "outage",
+    workspace: slug,
     name: "load",
     scopes: [...allScopes],
     expiresInDays: 30,
     budgetPerMinute: 1_000_000,
   });
-  const workspace = { ...ws, key, keyId: "" };
+  return { ...ws, key, keyId: "" };
+}
+
+test(`through an immediate stop of Postgres under load${via}: 503 IntegrationUnavailable while it is down, served normally within seconds of it coming back, jobs too`, async () => {
+  const setup = connect(pg.url, { max: 1 });
+  const workspace = await outageWorkspace(setup, "outage");
+  const { key } = workspace;
 
   const port = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
   const servicePort = port.port;
@@ -205,28 +218,19 @@ test(`through an immediate stop of Postgres under load${via}: 503 IntegrationUna
     expect([...statuses.keys()].sort()).toEqual(["200", "503"]);
 
     // The job workers came back too: an invitation made now is emailed (to the outbox).
-    const landlord = await addContact(setup, workspace);
-    const invited = performance.now();
-    const res = await fetch(`${base}/maintenance-pro/landlords/${landlord.id}/portal-access/invite`, {
-      method: "POST",
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      body: "{}",
-    });
-    expect(res.status).toBe(200);
-    let status: string | undefined;
-    while (status !== "sent" && performance.now() - invited < recoveryBoundMs) {
-      await Bun.sleep(100);
-      const [row] = await setup<{ status: string }[]>`
-          select d.status from portal_invitations i
-          join email_deliveries d on d.workspace_id = i.workspace_id and d.invitation_id = i.id
-          where i.workspace_id = ${ws.id} and i.contact_id = ${landlord.id}`;
-      status = row?.status;
-    }
-    console.log(`an invitation made after the outages was emailed in ${ms(performance.now() - invited)} ms`);
-    expect(status).toBe("sent");
+    const emailed = await invitationEmailed(setup, base, workspace, recoveryBoundMs);
+    console.log(`an invitation made after the outages was emailed in ${ms(emailed.ms)} ms`);
+    expect(emailed.status).toBe("sent");
   } finally {
     loading = false;
     await Promise.all(loops);
+    // A service that ended on its own is the failure to explain: what it wrote last says why.
+    if (service.exitCode !== null) {
+      const tail = readFileSync(stderrFile, "utf8").split("\n").slice(-40).join("\n");
+      console.error(
+        `the service exited with ${service.exitCode} (signal ${service.signalCode}); its stderr ends:\n${tail}`,
+      );
+    }
     service.kill("SIGTERM");
     const killer = setTimeout(() => service.kill("SIGKILL"), 15_000);
     await service.exited;
@@ -248,3 +252,94 @@ test(`through an immediate stop of Postgres under load${via}: 503 IntegrationUna
     jobErrors.filter((l) => typeof l.error !== "string" || !l.error || l.error.includes("[object Object]")),
   ).toEqual([]);
 }, 180_000);
+
+test(`an outage while the workers' thread starts${via}: the service stays up, and its workers start once Postgres is back`, async () => {
+  const setup = connect(pg.url, { max: 1 });
+  const workspace = await outageWorkspace(setup, "outage-start");
+  // The workers' thread waits at its start for the gate file: Postgres is stopped after the API is up, before then.
+  const gate = join(pg.dir, "workers-gate");
+  const preload = await threadPreload(
+    "outage_at_start",
+    `import { existsSync } from "node:fs";\n` +
+      `const wait = new Int32Array(new SharedArrayBuffer(4));\n` +
+      `while (!existsSync(${JSON.stringify(gate)})) Atomics.wait(wait, 0, 0, 20);\n`,
+  );
+  const free = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const servicePort = free.port;
+  free.stop(true);
+  const base = `http://127.0.0.1:${servicePort}`;
+  const service = spawnService([process.execPath, "--preload", preload, "src/main.ts"], {
+    cwd: root,
+    env: envWithout(["LOG_LEVEL"], {
+      DATABASE_URL: pooler?.url ?? pg.url,
+      ...(pooler ? { DATABASE_DIRECT_URL: pg.url } : {}),
+      HOST: "127.0.0.1",
+      PORT: String(servicePort),
+      LOG_LEVEL: "info",
+      DATA_DIR: join(pg.dir, "service-start"),
+      WORKERS: "true",
+      SHUTDOWN_DRAIN_MS: "0",
+    }),
+  });
+  try {
+    // The API answers before the workers' thread has started (start-up's last step).
+    const health = () =>
+      fetch(`${base}/health`).then(
+        (r) => r.status,
+        () => 0,
+      );
+    for (let waited = 0; (await health()) !== 200; waited += 100) {
+      if (waited > 60_000 || service.proc.exitCode !== null) throw new Error(`not served: ${service.stderr()}`);
+      await Bun.sleep(100);
+    }
+    await pg.stopImmediately();
+    await Bun.write(gate, "");
+    // The thread's start fails on the unreachable database, and is made again: the process stays.
+    const retrying = /"msg":"workers not started: the database cannot be reached; trying again"/;
+    await eventually(() => retrying.test(service.stderr()) || service.proc.exitCode !== null, 20_000);
+    expect(service.proc.exitCode).toBeNull();
+    expect(service.stderr()).toMatch(retrying);
+    const down = await fetch(`${base}/health`);
+    expect(down.status).toBe(503);
+    expect(((await down.json()) as { _tag: string })._tag).toBe("IntegrationUnavailable");
+    expect(service.stdout()).not.toContain(`"msg":"listening"`);
+
+    await pg.start();
+    await service.waitFor(/"msg":"listening"/);
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+    // Its workers run: an invitation is emailed (to the outbox).
+    expect((await invitationEmailed(setup, base, workspace, recoveryBoundMs)).status).toBe("sent");
+    service.proc.kill("SIGTERM");
+    expect(await service.exited()).toBe(0);
+  } finally {
+    service.proc.kill("SIGKILL");
+    await service.exited();
+    await setup.end({ timeout: 1 });
+  }
+}, 120_000);
+
+test(`a job queue first used while Postgres is down starts once it is back${via}`, async () => {
+  const jobs = new Jobs(pooler?.url ?? pg.url, createLogger("error"));
+  await pg.stopImmediately();
+  try {
+    await expect(jobs.boss()).rejects.toThrow();
+  } finally {
+    await pg.start();
+  }
+  // The failed start is not kept: a later call starts pg-boss afresh, and the queue works. (Through PgBouncer the
+  // first calls after the start may still fail: it waits `server_login_retry` before it logs in to the server again.)
+  let lastError: unknown;
+  for (const started = performance.now(); performance.now() - started < servedAgainWithinMs; await Bun.sleep(100)) {
+    lastError = await jobs.ensureQueue("outage-probe").then(
+      () => undefined,
+      (error: unknown) => error ?? "failed",
+    );
+    if (!lastError) break;
+  }
+  expect(lastError).toBeUndefined();
+  const boss = await jobs.boss();
+  const id = await boss.send("outage-probe", { n: 1 });
+  expect(id).toBeString();
+  expect((await boss.getQueue("outage-probe"))?.name).toBe("outage-probe");
+  await jobs.stop(0);
+});

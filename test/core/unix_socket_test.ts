@@ -11,7 +11,7 @@ import { createApiKey } from "../../src/core/api_keys.ts";
 import { connect, socketOf, startEmbeddedPostgres } from "../../src/core/db.ts";
 import { allScopes } from "../../src/core/groups.ts";
 import { createWorkspace, entitle } from "../../src/core/workspaces.ts";
-import { addContact } from "../maintenance_pro/fixtures.ts";
+import { invitationEmailed } from "../maintenance_pro/fixtures.ts";
 import { startService } from "../support/service.ts";
 import { startPrivatePostgres } from "./private_postgres.ts";
 
@@ -50,24 +50,8 @@ test("over a socket the service migrates, answers and sends its jobs, with no TC
       scopes: [...allScopes],
       expiresInDays: 7,
     });
-    const landlord = await addContact(db, { ...ws, key, keyId: "" });
-    const res = await fetch(`${service.base}/maintenance-pro/landlords/${landlord.id}/portal-access/invite`, {
-      method: "POST",
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      body: "{}",
-    });
-    expect(res.status).toBe(200);
     // The invitation's email is sent by the pg-boss worker, whose driver connects by itself.
-    let status: string | undefined;
-    for (let i = 0; i < 300 && status !== "sent"; i++) {
-      await Bun.sleep(100);
-      const [row] = await db<{ status: string }[]>`
-        select d.status from portal_invitations i
-        join email_deliveries d on d.workspace_id = i.workspace_id and d.invitation_id = i.id
-        where i.workspace_id = ${ws.id} and i.contact_id = ${landlord.id}`;
-      status = row?.status;
-    }
-    expect(status).toBe("sent");
+    expect((await invitationEmailed(db, service.base, { ...ws, key, keyId: "" })).status).toBe("sent");
     const sessions = await db<{ application: string; tcp: boolean }[]>`
       select application_name as application, client_addr is not null as tcp
       from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()`;

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { harness } from "../support/harness.ts";
 import { envWithout, root, spawnService, type Service } from "../support/service.ts";
+import { threadPreload } from "../support/thread_preload.ts";
 import { fileReceivers, subscribe } from "../webhooks/receiver.ts";
 
 const h = await harness();
@@ -32,20 +33,6 @@ await Bun.write(
     `process.on("SIGUSR1", () => { writeSync(1, "blocking the main thread\\n"); ` +
     `const end = performance.now() + Number(process.env.BLOCK_MS); while (performance.now() < end) {} });\n`,
 );
-/** A preload for the main thread that gives the workers' thread a preload of its own: `code` runs there first. */
-async function threadPreload(name: string, code: string): Promise<string> {
-  const inThread = join(dir, `${name}_thread.ts`);
-  await Bun.write(inThread, code);
-  const inMain = join(dir, `${name}_main.ts`);
-  await Bun.write(
-    inMain,
-    `const Real = globalThis.Worker;\n` +
-      `globalThis.Worker = class extends Real { constructor(url, options) { ` +
-      `super(url, { ...options, preload: [${JSON.stringify(inThread)}] }); } };\n`,
-  );
-  return inMain;
-}
-
 function start(preload: string, env: Record<string, string> = {}): Service {
   const service = spawnService([process.execPath, "--preload", preload, "src/main.ts"], {
     cwd: root,

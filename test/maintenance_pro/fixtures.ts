@@ -18,6 +18,36 @@ export async function addContact(
   return { id, email, name };
 }
 
+/**
+ * Invites a new landlord of the workspace through a running service at `base` and waits, at most `withinMs`, for its
+ * job workers to email the invitation: the email's last status ("sent" once sent) and how long it took.
+ */
+export async function invitationEmailed(
+  db: Db,
+  base: string,
+  ws: TestWorkspace,
+  withinMs = 30_000,
+): Promise<{ status: string | undefined; ms: number }> {
+  const landlord = await addContact(db, ws);
+  const invited = performance.now();
+  const res = await fetch(`${base}/maintenance-pro/landlords/${landlord.id}/portal-access/invite`, {
+    method: "POST",
+    headers: { "x-api-key": ws.key, "content-type": "application/json" },
+    body: "{}",
+  });
+  if (res.status !== 200) throw new Error(`the invitation answered ${res.status}: ${await res.text()}`);
+  let status: string | undefined;
+  while (status !== "sent" && performance.now() - invited < withinMs) {
+    await Bun.sleep(100);
+    const [row] = await db<{ status: string }[]>`
+      select d.status from portal_invitations i
+      join email_deliveries d on d.workspace_id = i.workspace_id and d.invitation_id = i.id
+      where i.workspace_id = ${ws.id} and i.contact_id = ${landlord.id}`;
+    status = row?.status;
+  }
+  return { status, ms: performance.now() - invited };
+}
+
 /** Gives a contact portal access in a state. */
 export async function setAccess(
   db: Db,
