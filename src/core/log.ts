@@ -11,8 +11,19 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-/** A logger that drops lines below `level`; errors go to stderr, the rest to stdout. */
+/** Whether the process's output streams ignore their write errors yet (`createLogger` sets it up once). */
+let streamsGuarded = false;
+
+/**
+ * A logger that drops lines below `level`; errors go to stderr, the rest to stdout. A stream nobody reads any more (a
+ * pipe whose reader closed: EPIPE) loses its lines, and the caller (a request, the shutdown) goes on: the write's
+ * error, reported by the stream after the call, is ignored. Losing logs must not stop the service.
+ */
 export function createLogger(level: LogLevel): Logger {
+  if (!streamsGuarded) {
+    streamsGuarded = true;
+    for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+  }
   const write = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (order[lvl] < order[level]) return;
     const line = JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields });

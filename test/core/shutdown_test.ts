@@ -1,7 +1,7 @@
 /** SIGTERM: the service stops taking requests, finishes those in flight, then exits 0 (CONTRACT.md §7). */
 import { expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
-import { startService } from "../support/service.ts";
+import { envWithout, root, startService } from "../support/service.ts";
 
 const h = await harness();
 const ws = await h.workspace();
@@ -34,4 +34,37 @@ test("a request in flight when SIGTERM arrives is answered, then the process exi
   expect(code).toBe(0);
   // New connections are refused after the stop.
   await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+});
+
+test("with its stdout closed by the reader, the service still answers, and SIGTERM still exits 0", async () => {
+  const proc = Bun.spawn([process.execPath, "src/main.ts"], {
+    cwd: root,
+    env: envWithout([], {
+      DATABASE_URL: h.database.url,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      WORKERS: "false",
+      LOG_LEVEL: "info",
+      SHUTDOWN_DRAIN_MS: "0",
+    }),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stderr = new Response(proc.stderr).text();
+  // Read the log until the `listening` line, then close the pipe: every later line meets EPIPE.
+  const reader = proc.stdout.getReader();
+  let out = "";
+  let base: string | undefined;
+  while (!base) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the service ended: ${await stderr}`);
+    out += new TextDecoder().decode(value);
+    base = out.match(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/)?.[1];
+  }
+  await reader.cancel();
+  for (let i = 0; i < 3; i++) expect((await fetch(`${base}/health`)).status).toBe(200); // each logs a request line
+  proc.kill("SIGTERM");
+  const code = await proc.exited;
+  expect(await stderr).not.toContain("EPIPE");
+  expect(code).toBe(0);
 });
