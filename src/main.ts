@@ -71,7 +71,8 @@ process.on("SIGINT", () => void shutdown("SIGINT"));
 if (dev) process.on("SIGUSR2", () => log.info("reloading: the embedded Postgres stays up for the next run"));
 
 // Database first (the embedded Postgres, migrations), then the port, then the workers: nothing runs in the
-// background before the service can answer, and a failure ends start-up with one line and exit code 2.
+// background before the service can answer, and a failure ends start-up with one line and exit code 2 (but the
+// workers' thread tries its start again while the database it reached a moment ago is unreachable: workers_entry.ts).
 const database = await openDatabase(config, log, { answerTimeout: true }).catch((error) =>
   fail(databaseFailureLine(error, config)),
 );

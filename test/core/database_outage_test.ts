@@ -21,7 +21,7 @@ import { createApiKey } from "../../src/core/api_keys.ts";
 import { allScopes } from "../../src/core/groups.ts";
 import { invitationEmailed } from "../maintenance_pro/fixtures.ts";
 import { throughPgBouncer } from "../support/database.ts";
-import { startPgBouncer } from "../support/pgbouncer.ts";
+import { freePort, startPgBouncer } from "../support/pgbouncer.ts";
 import { startPrivatePostgres } from "./private_postgres.ts";
 import { Jobs } from "../../src/core/jobs.ts";
 import { createLogger } from "../../src/core/log.ts";
@@ -105,9 +105,7 @@ test(`through an immediate stop of Postgres under load${via}: 503 IntegrationUna
   const workspace = await outageWorkspace(setup, "outage");
   const { key } = workspace;
 
-  const port = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const servicePort = port.port;
-  port.stop(true);
+  const servicePort = freePort();
   const base = `http://127.0.0.1:${servicePort}`;
   const stderrFile = join(pg.dir, "service.stderr");
   const stderr = openSync(stderrFile, "w");
@@ -264,9 +262,7 @@ test(`an outage while the workers' thread starts${via}: the service stays up, an
       `const wait = new Int32Array(new SharedArrayBuffer(4));\n` +
       `while (!existsSync(${JSON.stringify(gate)})) Atomics.wait(wait, 0, 0, 20);\n`,
   );
-  const free = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const servicePort = free.port;
-  free.stop(true);
+  const servicePort = freePort();
   const base = `http://127.0.0.1:${servicePort}`;
   const service = spawnService([process.execPath, "--preload", preload, "src/main.ts"], {
     cwd: root,
