@@ -7,7 +7,12 @@
  * - queries sent between the socket's 'error' and its 'close' (code reacting to a failed query runs in between)
  *   were never settled, or later took the answers of other queries;
  * - while the server could not be reached, queries waiting for a connection failed one at a time, each after a
- *   connection attempt of its own.
+ *   connection attempt of its own;
+ * - a transaction whose connection closed (the server's end hung up, as a backend does when Postgres stops) sent
+ *   its rollback, or its next statement, to the connection without a socket: the bytes waited for the next tick,
+ *   and then `socket.write` on null threw from a setImmediate, an uncaught TypeError that ended the process (issue
+ *   35); once the connection had connected again, that statement ran on the new session, outside its transaction,
+ *   and was committed; and its statements queued behind the one in flight were never settled.
  */
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import net from "node:net";
@@ -17,7 +22,10 @@ import { testServerUrl } from "../support/server.ts";
 // Bun applies the preload's timeout to the first file only; this file talks to Postgres or subprocesses.
 setDefaultTimeout(30_000);
 
-/** A TCP relay to `target` whose connections `cut()` resets; `writes()` counts what clients sent, chunk by chunk. */
+/**
+ * A TCP relay to `target` whose connections `cut()` resets and `hangUp()` closes (FIN, as a backend that exits
+ * closes its socket); `writes()` counts what clients sent, chunk by chunk.
+ */
 async function startRelay(target: URL) {
   const pairs: { client: net.Socket; server: net.Socket }[] = [];
   let writes = 0;
@@ -47,6 +55,13 @@ async function startRelay(target: URL) {
       for (const { client, server } of pairs.splice(0)) {
         client.resetAndDestroy();
         server.destroy();
+      }
+    },
+    /** Closes every connection relayed so far, both ends, without a reset: the client reads an end, no error. */
+    hangUp() {
+      for (const { client, server } of pairs.splice(0)) {
+        server.destroy();
+        client.destroy();
       }
     },
     writes: () => writes,
@@ -214,4 +229,138 @@ test("pooled (a transaction pooler): a text's second run is one write, not a des
     await db.end({ timeout: 1 });
     await counting.close();
   }
+});
+
+/** A table of the test's own on the test server, dropped afterwards. */
+async function withTable(run: (table: string) => Promise<void>) {
+  const table = `connection_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = connect(await testServerUrl(), { max: 1 });
+  await admin.unsafe(`create table ${table} (n int)`);
+  try {
+    await run(table);
+  } finally {
+    await admin.unsafe(`drop table ${table}`);
+    await admin.end({ timeout: 1 });
+  }
+}
+
+/** Fails the test if `run` lets an uncaught error or an unhandled rejection out of the process meanwhile. */
+async function survives(run: () => Promise<void>) {
+  const escaped: unknown[] = [];
+  const keep = (error: unknown) => void escaped.push(error);
+  process.on("uncaughtException", keep);
+  process.on("unhandledRejection", keep);
+  try {
+    await run();
+    await Bun.sleep(50); // a write left for the next tick has run
+  } finally {
+    process.off("uncaughtException", keep);
+    process.off("unhandledRejection", keep);
+  }
+  expect(escaped.map(String)).toEqual([]);
+}
+
+test("a transaction whose connection hangs up under its query fails with a connection error; its rollback goes nowhere, and the process lives on", async () => {
+  // The red team's crash (issue 35): Postgres stopped under load; one in four runs ended with `TypeError: null is not
+  // an object (evaluating 'socket.write')` from nextWrite. The query fails as the socket closes, and the
+  // transaction's catch sends `rollback` to its connection, which has no socket until the pool connects it again.
+  await survives(async () => {
+    for (let round = 0; round < 3; round++) {
+      let statement: Promise<string> | undefined;
+      const transaction = sql
+        .begin(async (tx) => {
+          statement = answered(tx`select pg_sleep(5)`);
+          await statement;
+        })
+        .then(
+          () => "committed",
+          (e) => (isConnectionError(e) ? "lost" : `failed: ${e}`),
+        );
+      await Bun.sleep(100);
+      relay.hangUp();
+      expect(await within(transaction, 5000)).toBe("lost");
+      expect(await statement).toBe("failed: CONNECTION_CLOSED");
+      expect(await within(answered(sql`select 1`), 5000)).toBe("answered");
+    }
+  });
+});
+
+test("a transaction's statement made after its connection hung up fails with a connection error, and never runs outside its transaction", async () => {
+  await withTable(async (table) => {
+    await survives(async () => {
+      // The transaction's callback goes on after its connection closed (the transaction itself has already failed).
+      let body: Promise<unknown> = Promise.resolve();
+      const lost = (e: unknown) => (isConnectionError(e) ? "lost" : `failed: ${e}`);
+      const reconnected = sql
+        .begin((tx) => {
+          body = (async () => {
+            await tx.unsafe(`insert into ${table} values (1)`);
+            relay.hangUp();
+            await Bun.sleep(50);
+            // The pool connects the same connection again for another query (max: 1)...
+            const other = await within(answered(sql`select 1`), 5000);
+            // ...and the transaction's next statement: unpatched, it ran on the new session, and was committed.
+            return [other, await answered(tx.unsafe(`insert into ${table} values (2)`))];
+          })();
+          return body;
+        })
+        .then(() => "committed", lost);
+      expect(await within(reconnected, 5000)).toBe("lost");
+      expect(await within(body, 5000)).toEqual(["answered", "failed: CONNECTION_CLOSED"]);
+      expect([...(await sql.unsafe(`select n from ${table}`))]).toEqual([]);
+
+      // Made before the connection has a socket again: unpatched, the uncaught TypeError.
+      const early = sql
+        .begin((tx) => {
+          body = (async () => {
+            await tx`select 1`;
+            relay.hangUp();
+            await Bun.sleep(20);
+            return answered(tx.unsafe(`insert into ${table} values (3)`));
+          })();
+          return body;
+        })
+        .then(() => "committed", lost);
+      expect(await within(early, 5000)).toBe("lost");
+      expect(await within(body, 5000)).toBe("failed: CONNECTION_CLOSED");
+      expect(await within(answered(sql`select 1`), 5000)).toBe("answered");
+      expect([...(await sql.unsafe(`select n from ${table}`))]).toEqual([]);
+    });
+  });
+});
+
+test("a transaction's statements queued behind the one in flight fail with a connection error when it hangs up, instead of never", async () => {
+  await survives(async () => {
+    let queued: Promise<string>[] = [];
+    const transaction = sql
+      .begin(async (tx) => {
+        // A statement with parameters is described first: the connection takes nothing more until it answers, so
+        // the next ones wait in the transaction's own queue.
+        const first = answered(tx`select pg_sleep(${5})`);
+        queued = [answered(tx`select ${1}::int`), answered(tx`select ${2}::int`)];
+        await first;
+      })
+      .catch((e) => e);
+    await Bun.sleep(200);
+    relay.hangUp();
+    expect(isConnectionError(await within(transaction, 5000))).toBe(true);
+    expect(await within(Promise.all(queued), 2000)).toEqual(["failed: CONNECTION_CLOSED", "failed: CONNECTION_CLOSED"]);
+    expect(await within(answered(sql`select 1`), 5000)).toBe("answered");
+  });
+});
+
+test("a reserved connection's query made after it hung up fails with a connection error, not an uncaught TypeError", async () => {
+  // sql.reserve()'s sql sends to its connection whatever state it is in: the same null socket as a transaction's.
+  await survives(async () => {
+    const reserved = await sql.reserve();
+    try {
+      expect(await answered(reserved`select 1`)).toBe("answered");
+      relay.hangUp();
+      await Bun.sleep(20);
+      expect(await within(answered(reserved`select 2`), 5000)).toBe("failed: CONNECTION_CLOSED");
+    } finally {
+      reserved.release();
+    }
+    expect(await within(answered(sql`select 3`), 5000)).toBe("answered");
+  });
 });
