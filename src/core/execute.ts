@@ -1,6 +1,6 @@
 /**
- * Runs a declared operation for a request, REST or MCP alike: the checks of
- * CONTRACT.md §2 in order, then validation, the handler and the answer.
+ * Runs a declared operation for a request, REST or MCP alike: the checks of CONTRACT.md §2 in order, then validation,
+ * the handler and the answer. MCP's tools/list goes through the same checks (1 to 5); no surface checks a key itself.
  */
 import { Type, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
@@ -24,7 +24,7 @@ import {
   WorkspaceOwnerRequired,
 } from "./errors.ts";
 import { moduleFor, scopeFor } from "./groups.ts";
-import type { WorkspaceScope } from "./key_check_read.ts";
+import type { ReadSql, WorkspaceScope } from "./key_check_read.ts";
 import { RawJson, Reply, type AppContext, type Operation } from "./operation.ts";
 import { textIssues } from "./storable_text.ts";
 import { entityTag, noneMatchHits } from "./conditional.ts";
@@ -148,13 +148,79 @@ function parseBody(op: Operation, body: Call["body"]): unknown {
   return check(schema, value, "body");
 }
 
+/** A key lookup that found a live key. */
+export type FoundKey = Extract<KeyLookup, { found: true }>;
+
+/**
+ * Checks 1 and 2 of CONTRACT.md §2: a key must be sent in x-api-key (a bearer token is refused the same way), and be
+ * live. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash, which spends the
+ * request's token and makes `read` in the same statement. A lookup the transport already made is taken as it is.
+ */
+export async function checkKey(
+  app: AppContext,
+  apiKey: string | null,
+  lookup?: KeyLookup,
+  read?: (workspace: WorkspaceScope) => ReadSql | undefined,
+): Promise<FoundKey> {
+  if (!apiKey) throw new Unauthenticated();
+  const found = lookup ?? (await authenticate(app.db, apiKey, app.leases, read));
+  if (!found.found) throw new ApiKeyRejected();
+  return found;
+}
+
 /** Checks 3 and 4 of CONTRACT.md §2, after the key was found: X-Tenant, then suspension. */
-function checkWorkspace(principal: Principal, tenantHeader: string | null) {
+export function checkWorkspace(principal: Principal, tenantHeader: string | null): void {
   if (tenantHeader !== null && tenantHeader !== principal.workspaceSlug) {
     throw new TenantMismatch({ header: tenantHeader, organizationId: principal.workspaceId });
   }
   if (principal.suspended) {
     throw new TenantSuspended({ tenantId: principal.workspaceId, reason: principal.suspended.reason });
+  }
+}
+
+/** Check 5 of CONTRACT.md §2: the budget (the key's lookup spent the request's token). */
+export function checkBudget(found: FoundKey): void {
+  if (!found.bucket.admitted) throw rateLimited(found.bucket, found.principal.keyId);
+}
+
+/** A request that lists what the key may do rather than run an operation (MCP's tools/list). */
+export interface ListCall {
+  apiKey: string | null;
+  tenantHeader: string | null;
+  requestId: string;
+  lookup?: KeyLookup;
+}
+
+/**
+ * Runs a listing (MCP's tools/list): checks 1 to 5 of CONTRACT.md §2, as execute makes them and in the same order,
+ * then `list` with the caller's principal; scope, module and owner checks do not apply (the list is what they allow).
+ * Never throws.
+ */
+export async function executeListing(
+  app: AppContext,
+  call: ListCall,
+  where: string,
+  list: (principal: Principal) => unknown,
+): Promise<Outcome> {
+  const headers: Record<string, string> = {};
+  let keyId: string | undefined;
+  let workspaceId: string | undefined;
+  try {
+    const found = await checkKey(app, call.apiKey, call.lookup);
+    keyId = found.principal.keyId;
+    workspaceId = found.principal.workspaceId;
+    Object.assign(headers, rateLimitHeaders(found.bucket));
+    checkWorkspace(found.principal, call.tenantHeader);
+    checkBudget(found);
+    const body = list(found.principal);
+    return { status: 200, body, bodyText: JSON.stringify(body), headers, keyId, workspaceId };
+  } catch (error) {
+    return {
+      ...renderError(app, error, call.requestId, where),
+      headers: { ...headers, ...(error instanceof AppError ? error.headers : {}) },
+      keyId,
+      workspaceId,
+    };
   }
 }
 
@@ -164,12 +230,10 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
   let keyId: string | undefined;
   let workspaceId: string | undefined;
   try {
-    // 1. A key must be sent in x-api-key; a bearer token is refused the same way.
-    if (!call.apiKey) throw new Unauthenticated();
-    // 2. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash (which also
-    //    makes the operation's key-check read, used only once every check passed). That read binds the path
-    //    parameters and the query, so it is made only when they match their schemas and the text rule: a value
-    //    Postgres cannot take (a NUL byte) would fail the key check's statement; invalid input is refused at step 9.
+    // 1, 2. The key (see checkKey). The lookup also makes the operation's key-check read, used only once every
+    //    check passed. That read binds the path parameters and the query, so it is made only when they match their
+    //    schemas and the text rule: a value Postgres cannot take (a NUL byte) would fail the key check's statement;
+    //    invalid input is refused at step 9.
     const keyCheckRead = op.keyCheckRead;
     const readQuery =
       keyCheckRead && !call.lookup && accepts(op.params ?? emptyBody, call.params)
@@ -179,8 +243,7 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
       keyCheckRead && readQuery
         ? (workspace: WorkspaceScope) => keyCheckRead(app.db, workspace, call.params, readQuery)
         : undefined;
-    const found = call.lookup ?? (await authenticate(app.db, call.apiKey, app.leases, read));
-    if (!found.found) throw new ApiKeyRejected();
+    const found = await checkKey(app, call.apiKey, call.lookup, read);
     const { principal, bucket } = found;
     keyId = principal.keyId;
     workspaceId = principal.workspaceId;
@@ -188,7 +251,7 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
     // 3, 4. X-Tenant, suspension.
     checkWorkspace(principal, call.tenantHeader);
     // 5. The budget (the token was spent by the lookup).
-    if (!bucket.admitted) throw rateLimited(bucket, principal.keyId);
+    checkBudget(found);
     // 6. Scope.
     const scope = scopeFor(op.group, op.method);
     if (!principal.scopes.has(scope)) throw new ScopeMissing({ scope });

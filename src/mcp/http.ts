@@ -1,6 +1,7 @@
 /**
  * `POST /mcp`: MCP over Streamable HTTP, stateless, answering in JSON. The key is checked before the SDK sees the
- * request: no key or a rejected one refuses the request with 401 and the tagged body, as REST does.
+ * request: no key or a rejected one refuses the request with 401 and the tagged body, as REST does, and with a
+ * `WWW-Authenticate` challenge naming the header the key goes in.
  */
 import {
   createMcpHandler,
@@ -8,10 +9,9 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type Server,
 } from "@modelcontextprotocol/server";
-import { authenticate } from "../core/auth.ts";
-import { rateLimited, rateLimitHeaders } from "../core/budget.ts";
-import { bodyLimit } from "../core/execute.ts";
-import { ApiKeyRejected, PayloadTooLarge, Unauthenticated } from "../core/errors.ts";
+import { rateLimitHeaders } from "../core/budget.ts";
+import { bodyLimit, checkBudget, checkKey, checkWorkspace, type FoundKey } from "../core/execute.ts";
+import { AppError, PayloadTooLarge } from "../core/errors.ts";
 import { answerHeaders, errorResponse } from "../core/json_response.ts";
 import { bodyNotArrived, hostInvalid, readBody, urlOf } from "../core/http_request.ts";
 import type { AppContext, Operation } from "../core/operation.ts";
@@ -22,6 +22,25 @@ import { toolsOf } from "./tools.ts";
 
 /** The largest MCP message accepted: a 64 KiB operation body and its JSON-RPC envelope. */
 export const messageLimit = 2 * bodyLimit;
+
+/**
+ * The challenge of a 401 (RFC 9110 §11.6.1 asks for one): the key goes in the x-api-key header. It names no
+ * `resource_metadata` and is not `Bearer`, so nothing in it points an MCP client at OAuth discovery.
+ */
+export const keyChallenge = { "www-authenticate": 'ApiKey header="x-api-key"' };
+
+/**
+ * The checks of CONTRACT.md §2 a message is refused on before the SDK reads it, after the key's (checks 1, 2):
+ * a tools/list is refused as a whole on X-Tenant, suspension and the budget (checks 3 to 5), like a REST request;
+ * a tools/call answers those as a tool error instead (its result is the operation's answer); any other message
+ * (initialize, notifications) on the budget alone, so that a client of a suspended workspace or with a wrong
+ * X-Tenant still connects and learns why from its calls.
+ */
+function checkMessage(found: FoundKey, rpc: unknown, tenantHeader: string | null): void {
+  if (rpc === "tools/call") return;
+  if (rpc === "tools/list") checkWorkspace(found.principal, tenantHeader);
+  checkBudget(found);
+}
 
 /** The handler of `/mcp` for a set of operations: `handle(request, requestId)` answers one HTTP request. */
 export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
@@ -98,9 +117,13 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
     if (!url) return errorResponse(hostInvalid(), requestId);
     // CONTRACT.md §2, checks 1 and 2: they refuse the request itself, before any MCP message is read.
     const apiKey = request.headers.get("x-api-key");
-    if (!apiKey) return errorResponse(new Unauthenticated(), requestId);
-    const found = await authenticate(app.db, apiKey, app.leases);
-    if (!found.found) return errorResponse(new ApiKeyRejected(), requestId);
+    let found: FoundKey;
+    try {
+      found = await checkKey(app, apiKey);
+    } catch (error) {
+      if (error instanceof AppError) return errorResponse(error, requestId, keyChallenge);
+      throw error;
+    }
     seen.keyId = found.principal.keyId;
     seen.workspaceId = found.principal.workspaceId;
     const limits = rateLimitHeaders(found.bucket);
@@ -117,15 +140,16 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
     }
     const rpc = (parsedBody as { method?: unknown } | null)?.method;
     if (typeof rpc === "string") seen.rpc = rpc;
-    // The request spent its token above. A tool call on an empty bucket is a RateLimited tool error; any other
-    // message (initialize, tools/list, notifications) is refused here with 429, as a REST request would be.
-    if (!found.bucket.admitted && rpc !== "tools/call") {
-      return errorResponse(rateLimited(found.bucket, found.principal.keyId), requestId, limits);
+    const tenantHeader = request.headers.get("x-tenant");
+    try {
+      checkMessage(found, rpc, tenantHeader);
+    } catch (error) {
+      return errorResponse(error as AppError, requestId, limits);
     }
     const sdkRequest = new Request(request.url, { method: "POST", headers: request.headers, body: text });
     callers.set(sdkRequest, {
       apiKey,
-      tenantHeader: request.headers.get("x-tenant"),
+      tenantHeader,
       requestId,
       origin: url.origin,
       lookup: found,

@@ -3,11 +3,10 @@
  */
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from "@modelcontextprotocol/server";
 import { ulid } from "ulid";
-import { authenticate, type KeyLookup } from "../core/auth.ts";
-import { ApiKeyRejected, Unauthenticated, type AppError } from "../core/errors.ts";
-import { execute, type Outcome } from "../core/execute.ts";
+import type { KeyLookup } from "../core/auth.ts";
+import { execute, executeListing, type Outcome } from "../core/execute.ts";
 import type { AppContext } from "../core/operation.ts";
-import { requestLogFields } from "../core/request_log.ts";
+import { errorTagOf, requestLogFields } from "../core/request_log.ts";
 import { serviceName, version } from "../core/version.ts";
 import { restPath, splitArguments, toolsAllowed, type Tool } from "./tools.ts";
 
@@ -37,9 +36,10 @@ export interface Caller {
   lookup?: KeyLookup;
 }
 
-/** The refusal of a tools/list without a usable key, as a JSON-RPC error carrying the tagged body. */
-function refusal(error: AppError): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidRequest, error.tag, error.toBody());
+/** The refusal of a tools/list, as a JSON-RPC error whose message is the tag and whose data is the tagged body. */
+function refusal(out: Outcome): ProtocolError {
+  const code = out.status >= 500 ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidRequest;
+  return new ProtocolError(code, errorTagOf(out.body) ?? "Refused", out.body);
 }
 
 /**
@@ -66,11 +66,22 @@ export function mcpServer(app: AppContext, tools: ReadonlyMap<string, Tool>, cal
     return taken;
   };
 
+  // Checks 1 to 5 of CONTRACT.md §2 as for a call (the key, X-Tenant, suspension, the budget), then the tools the
+  // key's scopes allow.
   server.setRequestHandler("tools/list", async () => {
-    const found = takeLookup() ?? (caller.apiKey ? await authenticate(app.db, caller.apiKey, app.leases) : undefined);
-    if (!found) throw refusal(new Unauthenticated());
-    if (!found.found) throw refusal(new ApiKeyRejected());
-    return { tools: toolsAllowed(tools, found.principal.scopes) };
+    const out = await executeListing(
+      app,
+      {
+        apiKey: caller.apiKey,
+        tenantHeader: caller.tenantHeader,
+        requestId: caller.requestId ?? ulid(),
+        lookup: takeLookup(),
+      },
+      "tools/list",
+      (principal) => toolsAllowed(tools, principal.scopes),
+    );
+    if (out.status >= 400) throw refusal(out);
+    return { tools: out.body as ReturnType<typeof toolsAllowed> };
   });
 
   server.setRequestHandler("tools/call", async (request) => {

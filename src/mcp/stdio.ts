@@ -5,8 +5,8 @@
  */
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { loadConfig, ConfigError, type Config, type LogLevel } from "../config.ts";
-import { authenticate } from "../core/auth.ts";
-import { ApiKeyRejected, IntegrationUnavailable, Unauthenticated, type AppError } from "../core/errors.ts";
+import { AppError, IntegrationUnavailable, Unauthenticated } from "../core/errors.ts";
+import { checkKey } from "../core/execute.ts";
 import { Jobs } from "../core/jobs.ts";
 import type { Logger } from "../core/log.ts";
 import type { AppContext } from "../core/operation.ts";
@@ -60,13 +60,14 @@ async function shutdown(code: number) {
   process.exit(code);
 }
 
-// A key that is unknown, revoked or expired refuses the connection before any MCP message is read.
+// A key that is unknown, revoked or expired refuses the connection before any MCP message is read (checks 1 and 2
+// of CONTRACT.md §2; X-Tenant, suspension and the budget are checked by each tools/list and tools/call).
 // This check spends one request of the key's budget, as any authenticated request does.
-const found = await authenticate(app.db, apiKey, app.leases);
-if (!found.found) {
+const found = await checkKey(app, apiKey).catch(async (error: unknown) => {
+  if (!(error instanceof AppError)) throw error;
   await database.close().catch(() => {});
-  refuse(new ApiKeyRejected());
-}
+  return refuse(error);
+});
 
 const tools = toolsOf(operations);
 const origin = `http://localhost:${config.port}`;

@@ -201,9 +201,10 @@ describe.each(["legacy", "modern"] as Era[])("over Streamable HTTP, %s era", (er
 });
 
 describe("the connection", () => {
-  test("no key refuses the connection with 401 Unauthenticated", async () => {
+  test("no key refuses the connection with 401 Unauthenticated and a challenge naming the x-api-key header", async () => {
     const res = await h.app.handle(mcpPost({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
     expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('ApiKey header="x-api-key"');
     expect(await res.json()).toEqual({ _tag: "Unauthenticated" });
     await expect(connectHttp(h.app, {})).rejects.toThrow();
   });
@@ -225,6 +226,7 @@ describe("the connection", () => {
     for (const bad of ["nope", "lk_", `lk_${"A".repeat(43)}`, `${ws.key}x`, key]) {
       const res = await h.app.handle(mcpPost({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { "x-api-key": bad }));
       expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('ApiKey header="x-api-key"');
       expect(await res.json()).toEqual({ _tag: "ApiKeyRejected" });
       await expect(connectHttp(h.app, { key: bad })).rejects.toThrow();
     }
@@ -245,6 +247,48 @@ describe("the connection", () => {
       await expect(s.client.listTools()).rejects.toThrow();
       await s.close();
     }
+  });
+
+  test("tools/list is refused like a REST request: 403 TenantMismatch for X-Tenant naming another workspace, 402 TenantSuspended", async () => {
+    const other = await h.workspace();
+    const suspended = await h.workspace();
+    await suspendWorkspace(h.database.db, suspended.slug, "unpaid invoice");
+    for (const era of ["legacy", "modern"] as Era[]) {
+      // The connection is made (a tool call answers these refusals as tool errors); tools/list is refused as a whole.
+      const mismatch = await connectHttp(h.app, { key: ws.key, era, headers: { "x-tenant": other.slug } });
+      await expect(mismatch.client.listTools()).rejects.toThrow(/TenantMismatch/);
+      expect(mismatch.exchanges.at(-1)).toMatchObject({
+        rpc: "tools/list",
+        status: 403,
+        body: { _tag: "TenantMismatch", header: other.slug, organizationId: ws.id },
+      });
+      await mismatch.close();
+      const paused = await connectHttp(h.app, { key: suspended.key, era });
+      await expect(paused.client.listTools()).rejects.toThrow(/TenantSuspended/);
+      expect(paused.exchanges.at(-1)).toMatchObject({
+        rpc: "tools/list",
+        status: 402,
+        body: { _tag: "TenantSuspended", tenantId: suspended.id, reason: "unpaid invoice" },
+      });
+      await paused.close();
+      // X-Tenant naming the key's own workspace lists the tools.
+      const own = await connectHttp(h.app, { key: ws.key, era, headers: { "x-tenant": ws.slug } });
+      expect((await own.client.listTools()).tools.length).toBe(operations.length);
+      await own.close();
+    }
+  });
+
+  test("tools/list takes the checks in the contract's order: X-Tenant before suspension, both before the budget", async () => {
+    const other = await h.workspace();
+    const suspended = await h.workspace();
+    await suspendWorkspace(h.database.db, suspended.slug, "unpaid invoice");
+    const { key, id } = await keyIdOf(suspended, [...allScopes], { budgetPerMinute: 6 });
+    await h.database.db`update rate_buckets set tokens = 0, updated_at = clock_timestamp() where key_id = ${id}`;
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    const both = await h.app.handle(mcpPost(list, { "x-api-key": key, "x-tenant": other.slug }));
+    expect([both.status, (await both.json())._tag]).toEqual([403, "TenantMismatch"]);
+    const spent = await h.app.handle(mcpPost(list, { "x-api-key": key }));
+    expect([spent.status, (await spent.json())._tag]).toEqual([402, "TenantSuspended"]);
   });
 
   test("a message over 128 KiB is refused with 413 PayloadTooLarge before the SDK reads it", async () => {

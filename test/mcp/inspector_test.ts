@@ -157,3 +157,39 @@ describe.each([
     });
   }
 });
+
+describe("a bad key over Streamable HTTP", () => {
+  /** The service's /mcp with a key it does not know (the 401 carries `WWW-Authenticate: ApiKey header="x-api-key"`). */
+  const badKey = (era: Era) => [
+    `${service.base}/mcp`,
+    "--transport",
+    "http",
+    "--header",
+    "x-api-key: lk_unknown",
+    "--protocol-era",
+    era,
+    "--method",
+    "tools/list",
+  ];
+  /** The Inspector's error line: it prints `{"error":{code,message}}` on stderr and exits 3 (auth_required). */
+  const errorOf = (out: Awaited<ReturnType<typeof inspector>>) =>
+    JSON.parse(out.stderr.trim().split("\n").at(-1)!).error as { code: string; message: string };
+
+  test("with --stored-auth-only (its advice for runs without a TTY) the Inspector prints our 401's tagged body", async () => {
+    const out = await inspector([...badKey("legacy"), "--stored-auth-only"]);
+    expect(out.code, out.stderr).toBe(3);
+    expect(errorOf(out)).toEqual({
+      code: "auth_required",
+      message: 'Error POSTing to endpoint: {"_tag":"ApiKeyRejected"}',
+    });
+  });
+
+  test("without it, Inspector 2.12 takes any 401 for OAuth, whatever the challenge, and asks for a TTY", async () => {
+    // Its CLI starts OAuth for every error with status 401 (isUnauthorizedError looks at the status alone), so the
+    // ApiKey challenge does not change what it prints. When an Inspector upgrade honours the challenge and prints the
+    // tagged body instead, this test fails: then expect the body here too.
+    const out = await inspector(badKey("legacy"));
+    expect(out.code, out.stderr).toBe(3);
+    expect(errorOf(out).message).toStartWith("Interactive OAuth requires a TTY");
+  });
+});

@@ -5,6 +5,7 @@ import { operations } from "../../src/operations.ts";
 import { allScopes, scopeFor } from "../../src/core/groups.ts";
 import { revokeApiKey } from "../../src/core/api_keys.ts";
 import { hashKey } from "../../src/core/auth.ts";
+import { suspendWorkspace } from "../../src/core/workspaces.ts";
 import type { Operation } from "../../src/core/operation.ts";
 import { toolOf } from "../../src/mcp/tools.ts";
 import { bodyOf, connectStdio, expectSameAsRest, rest, type Era, type Handler, type Input } from "./support.ts";
@@ -113,6 +114,20 @@ describe("stdio: keys and budget", () => {
       expect(bodyOf(second)).toEqual({ _tag: "ApiKeyRejected" });
       expect(second._meta["lettings/status"]).toBe(401);
       await expect(s.client.listTools()).rejects.toThrow(/ApiKeyRejected/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("a workspace suspended after the connection was made: tools/list is refused with TenantSuspended, as a call is", async () => {
+    const paused = await h.workspace();
+    const s = await connectStdio({ databaseUrl: url, key: paused.key });
+    try {
+      expect((await s.client.listTools()).tools.length).toBeGreaterThan(0);
+      await suspendWorkspace(h.database.db, paused.slug, "unpaid invoice");
+      await expect(s.client.listTools()).rejects.toThrow(/TenantSuspended/);
+      const call = await s.client.callTool({ name: "tasks_cancel", arguments: { id: "T1" } });
+      expect(bodyOf(call)).toEqual({ _tag: "TenantSuspended", tenantId: paused.id, reason: "unpaid invoice" });
     } finally {
       await s.close();
     }
