@@ -52,6 +52,8 @@ export interface Config {
    * and links in emails are made from it. Default: http://localhost:PORT.
    */
   publicBaseUrl: string;
+  /** Whether PUBLIC_BASE_URL is set: the links answers carry (the next page) are then made from it, not from Host. */
+  publicBaseUrlSet: boolean;
   /**
    * Proxies in front of the service that append the client's address to X-Forwarded-For (TRUSTED_PROXY_HOPS, 0 by
    * default: the connection's peer is the client). The public routes' budgets count by that address.
@@ -162,6 +164,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workers: flag(env, "WORKERS", true),
     bodyTimeoutMs: int(env, "REQUEST_BODY_TIMEOUT_MS", 10_000, 1, 600_000),
     publicBaseUrl,
+    publicBaseUrlSet: !!env.PUBLIC_BASE_URL,
     trustedProxyHops: int(env, "TRUSTED_PROXY_HOPS", 0, 0, 10),
     webhookBudgetPerMinute: int(env, "WEBHOOK_BUDGET_PER_MINUTE", 600, 1, 1_000_000),
     checkResponses: flag(env, "CHECK_RESPONSES", false),

@@ -6,6 +6,8 @@ import { operations } from "../src/operations.ts";
 import { allScopes, moduleFor, scopeFor } from "../src/core/groups.ts";
 import { suspendWorkspace, resumeWorkspace, unentitle, entitle } from "../src/core/workspaces.ts";
 import { createApiKey, revokeApiKey } from "../src/core/api_keys.ts";
+import { buildApp } from "../src/app.ts";
+import { connectHttp } from "./mcp/support.ts";
 
 const h = await harness();
 const ws = await h.workspace();
@@ -162,5 +164,36 @@ describe("keys and workspaces", () => {
     expect(res.body).toEqual({ _tag: "EntitlementMissing", tenantId: s.id, moduleId: "telephony" });
     await entitle(h.database.db, s.slug, "telephony");
     expectAnswered(await h.request("GET", "/telephony/sms/threads", { key: s.key }));
+  });
+});
+
+describe("links in answers (the next page)", () => {
+  const hostile = "http://attacker.example";
+  const linkOf = (res: Response) => /^<([^>]+)>; rel="next"$/.exec(res.headers.get("link") ?? "")?.[1];
+  const feed = (app: { handle(r: Request): Promise<Response> }, base: string) =>
+    app.handle(new Request(`${base}/events?limit=1`, { headers: { "x-api-key": ws.key } }));
+
+  test("with PUBLIC_BASE_URL set, the Link is made from it whatever Host the request came with", async () => {
+    const config = { ...h.ctx.config, publicBaseUrl: "https://api.lettings.example/v1", publicBaseUrlSet: true };
+    const app = buildApp({ ...h.ctx, config });
+    const res = await feed(app, hostile);
+    expect(res.status).toBe(200);
+    expect(linkOf(res)).toStartWith("https://api.lettings.example/v1/events?limit=1");
+    // The same for a tool's answer over MCP (its link is made from the /mcp request's address otherwise).
+    const session = await connectHttp(
+      { handle: (r) => app.handle(new Request(r.url.replace("http://localhost", hostile), r)) },
+      { key: ws.key },
+    );
+    const result = await session.client.callTool({ name: "events_list", arguments: { limit: 1 } });
+    await session.close();
+    const headers = result._meta?.["lettings/headers"] as Record<string, string> | undefined;
+    const link = headers?.link;
+    expect(link).toStartWith("<https://api.lettings.example/v1/events?limit=1");
+  });
+
+  test("without PUBLIC_BASE_URL, the Link names the address the request was sent to (its Host)", async () => {
+    const app = buildApp({ ...h.ctx, config: { ...h.ctx.config, publicBaseUrlSet: false } });
+    expect(linkOf(await feed(app, hostile))).toStartWith(`${hostile}/events?limit=1`);
+    expect(linkOf(await feed(app, "http://localhost:3000"))).toStartWith("http://localhost:3000/events?limit=1");
   });
 });

@@ -83,5 +83,6 @@ When more items follow, the answer carries \`Link: <absolute URL of the next pag
 is. The URL repeats your query with an opaque \`cursor\` naming the position reached in the list's order, so
 following the links lists every item once, even while items are added or changed (one added behind the position
 already reached is not listed). No \`Link\` header: that was the last page. A cursor this service did not make →
-400 \`RequestInvalid\`.
+400 \`RequestInvalid\`. The link's address is the service's public one (PUBLIC_BASE_URL) when the operator configured
+it, else the address the request was sent to (its \`Host\` header).
 `.trim();

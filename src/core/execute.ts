@@ -183,6 +183,14 @@ export function checkBudget(found: FoundKey): void {
   if (!found.bucket.admitted) throw rateLimited(found.bucket, found.principal.keyId);
 }
 
+/**
+ * The request's URL as handlers build links from it (the next page): on PUBLIC_BASE_URL when it is set, since the
+ * Host header is whatever the caller sent; unset, the URL the request was sent to.
+ */
+function linkUrl(app: AppContext, url: URL): URL {
+  return app.config.publicBaseUrlSet ? new URL(app.config.publicBaseUrl + url.pathname + url.search) : url;
+}
+
 /** A request that lists what the key may do rather than run an operation (MCP's tools/list). */
 export interface ListCall {
   apiKey: string | null;
@@ -274,7 +282,10 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
       query,
       body,
       requestId: call.requestId,
-      url: call.url,
+      // Made only when a handler reads it (the links of a page).
+      get url() {
+        return linkUrl(app, call.url);
+      },
       keyCheckRead: call.lookup ? undefined : found.keyCheckRead,
     } as any);
     const reply = result instanceof Reply ? result : new Reply(result);

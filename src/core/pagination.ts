@@ -27,7 +27,8 @@ export const linkHeader = {
   Link: {
     description:
       'Present when another page follows: `<absolute URL of the next page>; rel="next"`. The URL repeats the ' +
-      "request's query with a `cursor`; follow it as it is. No header: this was the last page.",
+      "request's query with a `cursor`; follow it as it is. No header: this was the last page. Its address is the " +
+      "service's public one (PUBLIC_BASE_URL) when configured, else the one the request was sent to (its Host).",
   },
 };
 
