@@ -22,13 +22,22 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-/** Composes the invitation email. Header values are kept on one line. */
+/**
+ * A name fit for one line: each run of control characters (CR, LF, tab, NUL…, DEL, C1 such as NEL) and Unicode line
+ * or paragraph separators, with the spaces around it, becomes one space; the ends are trimmed.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/[\s\p{Cc}]*[\p{Cc}\p{Zl}\p{Zp}][\s\p{Cc}]*/gu, " ").trim();
+}
+
+/** Composes the invitation email. The names are put on one line (oneLine) in the subject and both parts. */
 export function invitationEmail(input: InvitationEmailInput): InvitationEmail {
-  const workspace = input.workspaceName.replace(/[\r\n]+/g, " ").trim();
+  const workspace = oneLine(input.workspaceName);
+  const landlord = oneLine(input.landlordName);
   const expires = ukTimeText(input.expiresAt);
   const subject = `${workspace} invites you to the landlord portal`;
   const text = [
-    `Dear ${input.landlordName},`,
+    `Dear ${landlord},`,
     "",
     `${workspace} has invited you to its landlord portal, where you can follow the repairs, maintenance and ` +
       `compliance of your properties.`,
@@ -46,7 +55,7 @@ export function invitationEmail(input: InvitationEmailInput): InvitationEmail {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${e(subject)}</title></head>
 <body style="font-family: Arial, sans-serif; line-height: 1.5; color: #222;">
-<p>Dear ${e(input.landlordName)},</p>
+<p>Dear ${e(landlord)},</p>
 <p><strong>${e(workspace)}</strong> has invited you to its landlord portal, where you can follow the repairs, \
 maintenance and compliance of your properties.</p>
 <p><a href="${e(input.link)}" style="display: inline-block; padding: 10px 18px; background: #1d4ed8; color: #fff; \

@@ -1,6 +1,6 @@
 /** Composing the invitation email: the workspace's name, the link, the expiry, safe HTML and one-line headers. */
 import { describe, expect, test } from "bun:test";
-import { invitationEmail, escapeHtml } from "../../src/maintenance_pro/invitation_email.ts";
+import { invitationEmail, escapeHtml, oneLine } from "../../src/maintenance_pro/invitation_email.ts";
 import { invitationLink, newInvitationToken, hashInvitationToken } from "../../src/maintenance_pro/invitation_token.ts";
 
 const input = {
@@ -40,6 +40,20 @@ describe("invitationEmail", () => {
     expect(email.html).not.toContain("<script>");
     expect(email.html).toContain("&quot;Bob&quot; &lt;script&gt;");
     expect(email.html).toContain("A&amp;B &lt;Lets&gt;");
+  });
+
+  test("control characters and line separators in the names become one space each run, in every part", () => {
+    const email = invitationEmail({
+      ...input,
+      workspaceName: "\tHarbour\u0000\u007f Lettings\u2029",
+      landlordName: "Ada \r\n Bcc: x@evil.test\u0085\u009bLovelace\nKing",
+    });
+    expect(email.subject).toBe("Harbour Lettings invites you to the landlord portal");
+    expect(email.text.split("\r\n")[0]).toBe("Dear Ada Bcc: x@evil.test Lovelace King,");
+    expect(email.text.replaceAll("\r\n", "")).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+    expect(email.html).toContain("<p>Dear Ada Bcc: x@evil.test Lovelace King,</p>");
+    expect(email.html.replaceAll("\n", "")).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+    expect(oneLine("  Mary  Ann  ")).toBe("Mary  Ann");
   });
 
   test("escapeHtml escapes the five special characters", () => {

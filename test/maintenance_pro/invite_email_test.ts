@@ -80,6 +80,28 @@ describe("the invitation email", () => {
     expect(smtp.to(landlord.email!)).toHaveLength(1);
   });
 
+  test("control characters in the landlord's and the workspace's names become spaces: no line or header breaks", async () => {
+    const other = await h.workspace();
+    await db`update workspaces set name = ${"Harbour\r\nLettings\u0007"} where id = ${other.id}`;
+    const name = "Ada\r\nBcc: evil@attacker.test\r\n\r\nLovelace\u0085King\u2028x\ty";
+    const landlord = await addContact(db, other, { name });
+    const res = await h.request("POST", `/maintenance-pro/landlords/${landlord.id}/portal-access/invite`, {
+      key: other.key,
+    });
+    expect(res.status).toBe(200);
+    const { message, email } = await delivered(landlord.email!);
+    expect(message.to).toEqual([landlord.email!]);
+    expect(email.headers.bcc).toBeUndefined();
+    const lines = email.text!.split("\r\n");
+    expect(lines[0]).toBe("Dear Ada Bcc: evil@attacker.test Lovelace King x y,");
+    expect(decodeHeader(email.headers.subject!)).toBe("Harbour Lettings invites you to the landlord portal");
+    expect(lines.at(-2)).toBe("Harbour Lettings");
+    expect(lines.filter((line) => /^(Bcc|Lovelace|Lettings)\b/.test(line))).toEqual([]);
+    expect(email.text!.replaceAll("\r\n", "")).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+    expect(email.html).toContain("<p>Dear Ada Bcc: evil@attacker.test Lovelace King x y,</p>");
+    expect(email.html!.replace(/\r?\n/g, "")).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+  });
+
   test("a new invitation makes the previous link stop working at once; the new link works", async () => {
     const landlord = await addContact(db, ws);
     await invite(landlord.id);
