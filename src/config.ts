@@ -115,6 +115,23 @@ function url(env: Record<string, string | undefined>, name: string, fallback?: s
   return raw;
 }
 
+/**
+ * SMTP_URL as the README documents it: `smtp://` or `smtps://` with a host (nodemailer's own URL form). Anything else
+ * (`http://x`, a bare host) would only fail at the first email, an hour of retries later: it stops start-up instead.
+ * The refusal shows the value with its password as `***`.
+ */
+function smtpUrl(env: Record<string, string | undefined>) {
+  const raw = env.SMTP_URL;
+  if (raw === undefined || raw === "") return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {}
+  if (parsed && (parsed.protocol === "smtp:" || parsed.protocol === "smtps:") && parsed.hostname !== "") return raw;
+  const shown = raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, "$1:***@");
+  throw new ConfigError(`SMTP_URL must be smtp://user:pass@host:587 or smtps://user:pass@host:465, not "${shown}"`);
+}
+
 function delays(env: Record<string, string | undefined>, name: string, fallback: number[]) {
   const raw = env[name];
   if (raw === undefined || raw === "") return Object.freeze(fallback);
@@ -155,7 +172,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dbAnswerTimeoutMs: int(env, "DB_ANSWER_TIMEOUT_MS", 5000, 0, 600_000),
     portalBaseUrl: url(env, "PORTAL_BASE_URL", `${publicBaseUrl}/portal`)!.replace(/\/+$/, ""),
     portalBudgetPerMinute: int(env, "PORTAL_BUDGET_PER_MINUTE", 30, 1, 100_000),
-    smtpUrl: url(env, "SMTP_URL"),
+    smtpUrl: smtpUrl(env),
     emailFrom: env.EMAIL_FROM || "Lettings Service <no-reply@lettings.invalid>",
     smsProviderUrl: url(env, "SMS_PROVIDER_URL"),
     smsAccountSid: env.SMS_ACCOUNT_SID || undefined,

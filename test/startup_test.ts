@@ -108,6 +108,15 @@ describe("start-up failures are one line and exit code 2", () => {
     );
   });
 
+  test("an SMTP_URL that is no smtp:// or smtps:// URL stops start-up, its password hidden", async () => {
+    const run = await start({ DATABASE_URL: h.database.url, PORT: "0", SMTP_URL: "http://mail:s3cret@x" });
+    oneLine(
+      run,
+      /^configuration: SMTP_URL must be smtp:\/\/user:pass@host:587 or smtps:\/\/user:pass@host:465, not "http:\/\/mail:\*\*\*@x"\n$/,
+    );
+    expect(run.stdout).toBe("");
+  });
+
   test("DATABASE_DIRECT_URL without DATABASE_URL, and a bad SHUTDOWN_DRAIN_MS, stop start-up with one line", async () => {
     oneLine(
       await start({ DATABASE_DIRECT_URL: "postgres://postgres@127.0.0.1:5432/postgres" }),
