@@ -32,6 +32,15 @@ export const portalPolicy = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/**
+ * The target of a pending page's form, relative to the page's own path (so it holds behind a proxy that adds a
+ * prefix): `<token>/accept` from `…/invitations/<token>`, and `accept` from `…/invitations/<token>/`, which the
+ * router serves too (a link copied with a trailing slash).
+ */
+export function acceptAction(pagePath: string, token: string): string {
+  return pagePath.endsWith("/") ? "accept" : `${token}/accept`;
+}
+
 /** What a page shows: its title (also the heading) and its paragraphs, already escaped HTML. */
 interface PageContent {
   title: string;
@@ -43,8 +52,14 @@ const e = Bun.escapeHTML;
 /** The page of every state, and of the answers that are not about the invitation. */
 export type PageKind = InvitationState | "welcome" | "crossSite" | "tooMany" | "trouble";
 
+/** What a page needs beyond the invitation: the form's target (acceptAction) or a line of text. */
+export interface PageDetail {
+  action?: string;
+  text?: string;
+}
+
 /** What the page of `kind` says; `view` is the invitation when one has the link. */
-function content(kind: PageKind, view: InvitationView | undefined, detail: { token?: string; text?: string }) {
+function content(kind: PageKind, view: InvitationView | undefined, detail: PageDetail) {
   const workspace = e(view?.workspaceName ?? "the letting agent");
   const pages: Record<PageKind, () => PageContent> = {
     pending: () => {
@@ -55,7 +70,7 @@ function content(kind: PageKind, view: InvitationView | undefined, detail: { tok
         body: `<p>Hello ${e(view?.landlordName ?? "")},</p>
 <p><strong>${workspace}</strong> invites you to its landlord portal, where you can follow the repairs, \
 maintenance and compliance of your properties. The access covers ${covers}.</p>
-<form method="post" action="${e(detail.token ?? "")}/accept">
+<form method="post" action="${e(detail.action ?? "")}">
 <button type="submit">Accept invitation</button>
 </form>
 <p class="small">This link works until ${e(ukTimeText(view?.expiresAt ?? 0))}. \
@@ -112,11 +127,7 @@ reference <code>${e(detail.text ?? "")}</code>.</p>`,
 }
 
 /** The HTML of a page. */
-export function portalHtml(
-  kind: PageKind,
-  view: InvitationView | undefined,
-  detail: { token?: string; text?: string } = {},
-): string {
+export function portalHtml(kind: PageKind, view: InvitationView | undefined, detail: PageDetail = {}): string {
   const page = content(kind, view, detail);
   return `<!doctype html>
 <html lang="en">

@@ -18,7 +18,7 @@ import { LandlordPortalAccess } from "./schema.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
 import { stateRefusal, type InvitationState } from "./invitation_state.ts";
 import { acceptByToken, lookUpLink } from "./portal_access.ts";
-import { portalHtml, portalPage } from "./portal_page.ts";
+import { acceptAction, portalHtml, portalPage } from "./portal_page.ts";
 
 /** The status of a state's page: a link that can never work again is gone, an unknown one not found. */
 const pageStatus: Record<InvitationState, number> = {
@@ -81,8 +81,11 @@ export const invitationPage: PublicRoute = {
   async handle(req) {
     const token = req.params.token ?? "";
     const { state, view } = await lookUpLink(req.app.db, token);
+    if (view) req.logged.workspaceId = view.workspaceId;
+    if (state !== "pending" && pageStatus[state] >= 400) req.logged.error = stateRefusal(state).tag;
     req.app.log.info("portal invitation", { requestId: req.requestId, tokenHash: tokenHashPrefix(token), state });
-    return portalPage(pageStatus[state], portalHtml(state, view, { token }), req.requestId);
+    const action = acceptAction(req.url.pathname, token);
+    return portalPage(pageStatus[state], portalHtml(state, view, { action }), req.requestId);
   },
 };
 
@@ -150,6 +153,7 @@ export const acceptInvitation: PublicRoute = {
       throw new CrossSiteRequest();
     }
     const outcome = await acceptByToken(req.app.db, token, req.requestId);
+    if (outcome.view) req.logged.workspaceId = outcome.view.workspaceId;
     const state = outcome.kind === "accepted" ? "pending" : outcome.state;
     req.app.log.info("portal accept", { requestId: req.requestId, tokenHash, state, outcome: outcome.kind });
     if (outcome.kind === "accepted") {
@@ -157,8 +161,9 @@ export const acceptInvitation: PublicRoute = {
       return portalPage(200, portalHtml("welcome", outcome.view), req.requestId);
     }
     const error = stateRefusal(outcome.state);
+    req.logged.error = error.tag;
     if (wantsJson(req.request)) return errorResponse(error, req.requestId);
-    return portalPage(error.status, portalHtml(outcome.state, outcome.view, { token }), req.requestId);
+    return portalPage(error.status, portalHtml(outcome.state, outcome.view), req.requestId);
   },
 };
 

@@ -227,6 +227,21 @@ describe.skipIf(!present)("the invitation flow in Chromium, offline, without Jav
     await checked("already-accepted");
   });
 
+  test("the link with a trailing slash (as some mail programs and people copy it): Accept works from it too", async () => {
+    const landlord = await addContact(db, ws, { name: "Dorothy Vaughan" });
+    await h.rows(ws).property({ landlordIds: [landlord.id] });
+    await invite(landlord.id);
+    const link = `${await linkFromOutbox(landlord.id)}/`;
+    expect(await open(link)).toBe(200);
+    expect(await headingText()).toBe("Your landlord portal invitation");
+    const [navigation] = await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("button")]);
+    expect(navigation!.url()).toBe(`${link}accept`);
+    expect(navigation!.status()).toBe(200);
+    expect(await headingText()).toBe("Invitation accepted");
+    const [access] = await db`select status from landlord_portal_access where contact_id = ${landlord.id}`;
+    expect(access!.status).toBe("active");
+  });
+
   test("the other states, each a page: expired, replaced, revoked, unknown", async () => {
     const late = await addContact(db, ws);
     await invite(late.id);

@@ -108,6 +108,31 @@ describe("the invitation page", () => {
     expect(html).not.toContain(landlord.email!);
   });
 
+  test("a link with a trailing slash shows the same page, whose form posts to that link's accept", async () => {
+    const landlord = await invited();
+    const link = `http://localhost/portal/invitations/${landlord.token}/`;
+    const res = await app.handle(new Request(link, { headers: { accept: "text/html" } }));
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(heading(html)).toBe("Your landlord portal invitation");
+    // Where a browser posts the form: its action resolved against the page's address.
+    const target = new URL(/<form method="post" action="([^"]*)">/.exec(html)![1]!, link).href;
+    expect(target).toBe(`http://localhost/portal/invitations/${landlord.token}/accept`);
+    const posted = await app.handle(
+      new Request(target, {
+        method: "POST",
+        headers: {
+          accept: "text/html",
+          "sec-fetch-site": "same-origin",
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: "",
+      }),
+    );
+    expect(heading(await posted.text())).toBe("Invitation accepted");
+    expect((await accessOf(landlord.id)).status).toBe("active");
+  });
+
   test("one property is said in the singular", async () => {
     expect(await (await page((await invited(1)).token)).text()).toContain("The access covers 1 property.");
   });
