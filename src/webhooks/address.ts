@@ -1,10 +1,13 @@
 /**
- * The SSRF rules of webhook URLs: https only, and no address the service's own network could reach by accident
- * (loopback, private, link-local, cloud metadata, shared, reserved, multicast), checked after resolving the name.
+ * The SSRF rules of webhook URLs: https only, and only public addresses, checked after resolving the name. Public means
+ * in no block of special_addresses.ts (IANA's special-purpose registries and the ranges never public), so no loopback,
+ * private, link-local, metadata, shared, reserved or multicast address, nor one hidden in an IPv6 form that carries an
+ * IPv4 address (mapped, NAT64, 6to4) or in a tunnel or translation prefix (Teredo, local-use NAT64, IPv4-translated).
  */
 import { lookup as dnsLookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 import { WebhookUrlRefused } from "./errors.ts";
+import { ipv4Blocks, ipv6Blocks, type SpecialBlock } from "./special_addresses.ts";
 
 /** Resolves a host name to its addresses (node's `dns.lookup` with `all`, by default). */
 export type Lookup = (host: string) => Promise<string[]>;
@@ -12,81 +15,63 @@ export type Lookup = (host: string) => Promise<string[]>;
 const systemLookup: Lookup = async (host) =>
   (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-// [first address as a number, prefix length]
-const v4Blocked: [string, number][] = [
-  ["0.0.0.0", 8], // "this network"
-  ["10.0.0.0", 8], // private
-  ["100.64.0.0", 10], // shared address space (carrier-grade NAT)
-  ["127.0.0.0", 8], // loopback
-  ["169.254.0.0", 16], // link-local, cloud metadata (169.254.169.254)
-  ["172.16.0.0", 12], // private
-  ["192.0.0.0", 24], // protocol assignments
-  ["192.0.2.0", 24], // documentation
-  ["192.168.0.0", 16], // private
-  ["198.18.0.0", 15], // benchmarking
-  ["198.51.100.0", 24], // documentation
-  ["203.0.113.0", 24], // documentation
-  ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
-];
+/** What WEBHOOKS_ALLOW_PRIVATE (src/config.ts) lifts, said wherever it would let a refused URL through. */
+const allowPrivateHint = "WEBHOOKS_ALLOW_PRIVATE=true accepts it, for tests and local development only";
 
-function v4Number(ip: string): number {
-  return ip.split(".").reduce((n, part) => n * 256 + Number(part), 0);
+/**
+ * A family's blocks, most specific first, each in a BlockList of its own (node:net's, which Bun 1.4.5 matches exactly
+ * as Node 20 does for IPv4, IPv6 and IPv4-mapped addresses; probed). An address is only ever checked against its own
+ * family's blocks: a BlockList matches an IPv4 address against IPv6 subnets as ::ffff:a.b.c.d (so ::/3 would hold every
+ * IPv4 address), and Bun 1.3.14 crashed on that crossing with an IPv4-mapped subnet on Windows (oven-sh/bun#33296).
+ */
+function compile(blocks: readonly SpecialBlock[], family: "ipv4" | "ipv6") {
+  return blocks
+    .map((entry) => {
+      const [network, bits] = entry.block.split("/") as [string, string];
+      const list = new BlockList();
+      list.addSubnet(network, Number(bits), family);
+      return { entry, list, bits: Number(bits) };
+    })
+    .sort((a, b) => b.bits - a.bits);
 }
 
-function v4Refusal(ip: string): string | undefined {
-  const n = v4Number(ip);
-  for (const [base, bits] of v4Blocked) {
-    const size = 2 ** (32 - bits);
-    const start = v4Number(base);
-    if (n >= start && n < start + size) return `${ip} is in ${base}/${bits}`;
-  }
-  return undefined;
+const blocks = { 4: compile(ipv4Blocks, "ipv4"), 6: compile(ipv6Blocks, "ipv6") };
+
+/** The most specific special block holding the address, or undefined for a public one. */
+function blockOf(ip: string, family: 4 | 6): SpecialBlock | undefined {
+  const type = family === 4 ? "ipv4" : "ipv6";
+  return blocks[family].find((b) => b.list.check(ip, type))?.entry;
 }
 
-/** The eight 16-bit groups of an IPv6 address (with an embedded IPv4 tail converted). */
-function v6Groups(ip: string): number[] {
-  let text = ip.toLowerCase().split("%")[0]!;
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    const n = v4Number(v4[1]!);
-    text = `${text.slice(0, -v4[1]!.length)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+/** The IPv4 address an IPv6 address carries at a bit offset (a multiple of 16). */
+function ipv4Inside(ip: string, bit: number): string {
+  let text = ip.toLowerCase();
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const n = dotted[1]!.split(".").reduce((sum, part) => sum * 256 + Number(part), 0);
+    text = `${text.slice(0, -dotted[1]!.length)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
   }
   const [head, tail] = text.split("::") as [string, string | undefined];
   const parse = (s: string) => (s ? s.split(":").map((g) => Number.parseInt(g, 16)) : []);
   const h = parse(head);
   const t = tail === undefined ? [] : parse(tail);
-  return [...h, ...Array(8 - h.length - t.length).fill(0), ...t];
-}
-
-function v6Refusal(ip: string): string | undefined {
-  const g = v6Groups(ip);
-  const zeroUntil = (n: number) => g.slice(0, n).every((x) => x === 0);
-  const embeddedV4 = `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
-  if (zeroUntil(8)) return `${ip} is the unspecified address`;
-  if (zeroUntil(7) && g[7] === 1) return `${ip} is loopback`;
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) carry an IPv4 address.
-  if (
-    (zeroUntil(5) && (g[5] === 0xffff || g[5] === 0)) ||
-    (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0))
-  ) {
-    const inner = v4Refusal(embeddedV4);
-    if (inner) return `${ip} carries ${inner}`;
-  }
-  if ((g[0]! & 0xfe00) === 0xfc00) return `${ip} is a unique local address (fc00::/7)`;
-  if ((g[0]! & 0xffc0) === 0xfe80) return `${ip} is link-local (fe80::/10)`;
-  if ((g[0]! & 0xff00) === 0xff00) return `${ip} is multicast (ff00::/8)`;
-  if (g[0] === 0x2001 && g[1] === 0xdb8) return `${ip} is documentation (2001:db8::/32)`;
-  if (g[0] === 0x100 && g.slice(1, 4).every((x) => x === 0)) return `${ip} is discard (100::/64)`;
-  return undefined;
+  const groups = [...h, ...Array(8 - h.length - t.length).fill(0), ...t];
+  const [high, low] = [groups[bit / 16]!, groups[bit / 16 + 1]!];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
 /** Why an IP address must not be called, or undefined when it is a public address. */
 export function addressRefusal(ip: string): string | undefined {
   const family = isIP(ip);
-  if (family === 4) return v4Refusal(ip);
-  if (family === 6) return v6Refusal(ip);
-  return `${ip} is not an IP address`;
+  if (family !== 4 && family !== 6) return `${ip} is not an IP address`;
+  if (ip.includes("%")) return `${ip} has a zone index (link-local or multicast)`;
+  const block = blockOf(ip, family);
+  if (!block || block.verdict === "allow") return undefined;
+  const where = `${block.block} (${block.name}, ${block.rfc})`;
+  if (block.verdict === "refuse") return `${ip} is in ${where}`;
+  const inside = ipv4Inside(ip, block.verdict.ipv4At);
+  const why = addressRefusal(inside);
+  return why && `${ip} is in ${where} and carries ${inside}: ${why}`;
 }
 
 /** A checked webhook URL, and the address a delivery connects to: the one the check found public (pinned). */
@@ -115,7 +100,8 @@ export async function checkWebhookUrl(
   }
   if (url.length > 2000) throw refuse("longer than 2000 characters");
   if (parsed.protocol !== "https:" && !(options.allowPrivate && parsed.protocol === "http:")) {
-    throw refuse("a webhook URL must start with https://");
+    if (parsed.protocol === "http:") throw refuse(`a webhook URL must start with https://; ${allowPrivateHint}`);
+    throw refuse(`a webhook URL must start with https://${options.allowPrivate ? " or http://" : ""}`);
   }
   if (parsed.username || parsed.password) throw refuse("a webhook URL must not carry credentials");
   if (options.allowPrivate) return { url: parsed };
@@ -132,7 +118,8 @@ export async function checkWebhookUrl(
   }
   for (const address of addresses) {
     const why = addressRefusal(address);
-    if (why) throw refuse(`${host} resolves to a private, loopback, link-local or reserved address: ${why}`);
+    if (why && isIP(host)) throw refuse(`${host} is not a public address: ${why}; ${allowPrivateHint}`);
+    if (why) throw refuse(`${host} resolves to an address that is not public: ${why}; ${allowPrivateHint}`);
   }
   return isIP(host) ? { url: parsed } : { url: parsed, address: addresses[0]! };
 }

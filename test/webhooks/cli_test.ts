@@ -112,6 +112,8 @@ describe("SSRF rules at creation (WEBHOOKS_ALLOW_PRIVATE off)", () => {
     "https://169.254.169.254/latest/meta-data",
     "https://[::1]/hooks",
     "https://[::ffff:10.0.0.1]/hooks",
+    "https://[2002:a9fe:a9fe::]/hooks",
+    "https://[64:ff9b:1::7f00:1]/hooks",
     "https://localhost/hooks",
     "https://user:pass@example.com/hooks",
   ]) {
@@ -121,6 +123,8 @@ describe("SSRF rules at creation (WEBHOOKS_ALLOW_PRIVATE off)", () => {
       expect(run.code).toBe(2);
       expect(run.stdout).toBe("");
       expect(run.err).toEqual({ _tag: "WebhookUrlRefused", url, reason: expect.any(String) });
+      // The setting that would accept it is named, except where it would not help.
+      expect(run.err.reason).toContain(url.includes("@") ? "credentials" : "WEBHOOKS_ALLOW_PRIVATE=true accepts it");
       expect(await db`select 1 from webhook_subscriptions where workspace_id = ${ws.id}`).toHaveLength(0);
     });
   }
@@ -136,6 +140,24 @@ describe("SSRF rules at creation (WEBHOOKS_ALLOW_PRIVATE off)", () => {
     expect(refusal.toBody().reason).toContain("10.1.2.3 is in 10.0.0.0/8");
     const made = await createSubscription(db, input, { allowPrivate: false, lookup: async () => ["93.184.215.14"] });
     expect(made.status).toBe("active");
+  });
+
+  test("addresses hiding a private one are refused, as the URL's host or resolved; none stored", async () => {
+    const ws = await h.workspace();
+    const hidden = ["2002:7f00:1::", "2002:c0a8:101::", "::ffff:0:127.0.0.1", "2001:0:4136:e378:8000:63bf:3fff:fdd2"];
+    for (const ip of [...hidden, "fec0::1", "2001:10::1", "2001:20::1", "3fff::1", "5f00::1", "192.88.99.1"]) {
+      const host = ip.includes(":") ? `[${ip}]` : ip;
+      for (const [url, lookup, why] of [
+        [`https://${host}/hooks`, async () => ["93.184.215.14"], "is not a public address"],
+        ["https://hooks.internal.example/", async () => ["93.184.215.14", ip], `${ip} is in `],
+      ] as const) {
+        const input = { workspace: ws.slug, url, events: "*" };
+        const refusal = await createSubscription(db, input, { allowPrivate: false, lookup }).catch((e) => e);
+        expect([url, ip, refusal]).toEqual([url, ip, expect.any(WebhookUrlRefused)]);
+        expect(refusal.toBody().reason).toContain(why);
+      }
+    }
+    expect(await db`select 1 from webhook_subscriptions where workspace_id = ${ws.id}`).toHaveLength(0);
   });
 
   test("the address rules", () => {
