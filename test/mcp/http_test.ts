@@ -286,9 +286,9 @@ describe("the connection", () => {
     await h.database.db`update rate_buckets set tokens = 0, updated_at = clock_timestamp() where key_id = ${id}`;
     const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
     const both = await h.app.handle(mcpPost(list, { "x-api-key": key, "x-tenant": other.slug }));
-    expect([both.status, (await both.json())._tag]).toEqual([403, "TenantMismatch"]);
+    expect([both.status, ((await both.json()) as { _tag: string })._tag]).toEqual([403, "TenantMismatch"]);
     const spent = await h.app.handle(mcpPost(list, { "x-api-key": key }));
-    expect([spent.status, (await spent.json())._tag]).toEqual([402, "TenantSuspended"]);
+    expect([spent.status, ((await spent.json()) as { _tag: string })._tag]).toEqual([402, "TenantSuspended"]);
   });
 
   test("a message over 128 KiB is refused with 413 PayloadTooLarge before the SDK reads it", async () => {
