@@ -5,7 +5,7 @@ import { Elysia } from "elysia";
 import { monotonicFactory } from "ulid";
 import { bodyLimit, execute, renderError, type Call } from "./core/execute.ts";
 import { AppError, RouteNotFound, IntegrationUnavailable, ShuttingDown } from "./core/errors.ts";
-import { errorResponse, jsonResponse } from "./core/json_response.ts";
+import { jsonResponse } from "./core/json_response.ts";
 import { bodyNotArrived, hostInvalid, readBody, urlOf } from "./core/http_request.ts";
 import { buildOpenApi } from "./core/openapi.ts";
 import { docsSite } from "./core/docs_page.ts";
@@ -122,12 +122,21 @@ export function buildApp(
   // Elysia finds the path of the requests its own router serves (/mcp, unknown paths) after the 11th character of
   // the URL by default, assuming a host of at least 4 characters: `Host: api` made POST /mcp a RouteNotFound.
   let app: any = new Elysia({ handler: { standardHostname: false } })
+    // The answers no route gave (an unknown path, a fault outside the handlers) are logged like the others, so that
+    // their request id can be found; the path is logged too, cut short.
     .onError(({ code, request, error }) => {
       const requestId = requestIdOf(request);
-      if (code === "NOT_FOUND") {
-        return errorResponse(new RouteNotFound({ method: request.method, path: pathOf(request) }), requestId);
-      }
-      const out = renderError(ctx, error, requestId, "http");
+      const path = pathOf(request);
+      const out =
+        code === "NOT_FOUND"
+          ? renderError(ctx, new RouteNotFound({ method: request.method, path }), requestId, "http")
+          : renderError(ctx, error, requestId, "http");
+      ctx.log.info("request", {
+        requestId,
+        method: request.method,
+        ...requestLogFields(null, undefined, out),
+        path: path.slice(0, 200),
+      });
       return jsonResponse(out.status, out.bodyText, requestId);
     })
     .get("/health", async ({ request }) => {
@@ -205,10 +214,12 @@ export function buildApp(
         ctx.log.info("request", {
           requestId,
           method: route.method,
-          route: route.id,
+          ...requestLogFields(route.id, undefined, {
+            status: out.response.status,
+            error: out.error,
+            workspaceId: out.workspaceId,
+          }),
           bucket: out.bucket,
-          status: out.response.status,
-          ...(out.error ? { error: out.error } : {}),
           durationMs: Math.round((performance.now() - started) * 10) / 10,
         });
         return out.response;

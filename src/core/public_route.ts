@@ -12,6 +12,7 @@ import { asAppError, bodyLimit } from "./execute.ts";
 import { bodyNotArrived, hostInvalid, readBody, urlOf } from "./http_request.ts";
 import { errorResponse } from "./json_response.ts";
 import type { AppContext } from "./operation.ts";
+import { errorTagOf } from "./request_log.ts";
 
 /** A public request as its route receives it: budget paid, body read in full. */
 export interface PublicRequest {
@@ -25,6 +26,11 @@ export interface PublicRequest {
   requestId: string;
   /** The client's address (see core/client_address.ts). */
   clientAddress: string;
+  /**
+   * What the route adds to the request's log line: the workspace the request concerned once it found it, and the tag
+   * of the error an answer of its own stands for (a page for people; a JSON refusal is read for its `_tag`).
+   */
+  logged: { workspaceId?: string; error?: string };
 }
 
 /** The declaration of a public route. */
@@ -66,9 +72,22 @@ export interface PublicRouteDoc {
 /** What the app needs of a public route's answer to log it. */
 export interface PublicOutcome {
   response: Response;
-  /** The error's tag when refused. */
+  /** The error's tag when refused (any answer of 400 and up). */
   error: string | null;
   bucket: string | null;
+  /** The workspace the request concerned, when the route found it. */
+  workspaceId: string | null;
+}
+
+/** The `_tag` of an answer's JSON body, or null (not JSON, or no tag). */
+async function jsonTag(response: Response): Promise<string | null> {
+  if (!(response.headers.get("content-type") ?? "").includes("json")) return null;
+  return errorTagOf(
+    await response
+      .clone()
+      .json()
+      .catch(() => null),
+  );
 }
 
 /**
@@ -83,10 +102,12 @@ export async function answerPublic(
   requestId: string,
   socketAddress: string | null,
 ): Promise<PublicOutcome> {
+  const logged: PublicRequest["logged"] = {};
   const refuse = (error: AppError): PublicOutcome => ({
     response: route.refuse ? route.refuse(error, { requestId, request }) : errorResponse(error, requestId),
     error: error.tag,
     bucket,
+    workspaceId: logged.workspaceId ?? null,
   });
   let bucket: string | null = null;
   try {
@@ -109,8 +130,10 @@ export async function answerPublic(
       if (read.kind === "tooLarge") return refuse(new PayloadTooLarge({ limit: bodyLimit }));
       body = read.text;
     }
-    const response = await route.handle({ app, request, url, params, body, requestId, clientAddress: address });
-    return { response, error: null, bucket };
+    const req = { app, request, url, params, body, requestId, clientAddress: address, logged };
+    const response = await route.handle(req);
+    const error = response.status >= 400 ? (logged.error ?? (await jsonTag(response))) : null;
+    return { response, error, bucket, workspaceId: logged.workspaceId ?? null };
   } catch (error) {
     return refuse(asAppError(app, error, requestId, route.id));
   }

@@ -20,18 +20,19 @@ function recordIds(params: Record<string, unknown>): Record<string, string> {
 }
 
 /**
- * The log fields of one operation call: `workspaceId` (null before a key was found), the path's record ids under
- * `params` (when the route has any), and for an answer of 400 and up the error's `_tag` under `error`, so that
- * one 409 can be told from another.
+ * The log fields of one request: `workspaceId` (null before a key was found, or when a public route found none),
+ * `route` (null for an unknown path), the path's record ids under `params` (when the route has any), and for an answer
+ * of 400 and up the error's `_tag` under `error` (from `error` when given, else from the body), so that one 409 can be
+ * told from another.
  */
 export function requestLogFields(
-  route: string,
+  route: string | null,
   params: Record<string, unknown> | undefined,
-  out: { status: number; body?: unknown; keyId?: string; workspaceId?: string },
+  out: { status: number; body?: unknown; error?: string | null; keyId?: string; workspaceId?: string | null },
 ): Record<string, unknown> {
   const fields: Record<string, unknown> = { keyId: out.keyId ?? null, workspaceId: out.workspaceId ?? null, route };
   if (params && Object.keys(params).length > 0) fields.params = recordIds(params);
   fields.status = out.status;
-  if (out.status >= 400) fields.error = errorTagOf(out.body);
+  if (out.status >= 400) fields.error = out.error ?? errorTagOf(out.body);
   return fields;
 }

@@ -81,6 +81,8 @@ export const invitationPage: PublicRoute = {
   async handle(req) {
     const token = req.params.token ?? "";
     const { state, view } = await lookUpLink(req.app.db, token);
+    if (view) req.logged.workspaceId = view.workspaceId;
+    if (state !== "pending" && pageStatus[state] >= 400) req.logged.error = stateRefusal(state).tag;
     req.app.log.info("portal invitation", { requestId: req.requestId, tokenHash: tokenHashPrefix(token), state });
     const action = acceptAction(req.url.pathname, token);
     return portalPage(pageStatus[state], portalHtml(state, view, { action }), req.requestId);
@@ -151,6 +153,7 @@ export const acceptInvitation: PublicRoute = {
       throw new CrossSiteRequest();
     }
     const outcome = await acceptByToken(req.app.db, token, req.requestId);
+    if (outcome.view) req.logged.workspaceId = outcome.view.workspaceId;
     const state = outcome.kind === "accepted" ? "pending" : outcome.state;
     req.app.log.info("portal accept", { requestId: req.requestId, tokenHash, state, outcome: outcome.kind });
     if (outcome.kind === "accepted") {
@@ -158,6 +161,7 @@ export const acceptInvitation: PublicRoute = {
       return portalPage(200, portalHtml("welcome", outcome.view), req.requestId);
     }
     const error = stateRefusal(outcome.state);
+    req.logged.error = error.tag;
     if (wantsJson(req.request)) return errorResponse(error, req.requestId);
     return portalPage(error.status, portalHtml(outcome.state, outcome.view), req.requestId);
   },

@@ -4,7 +4,7 @@
  * and text, email addresses).
  */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp } from "../../src/app.ts";
@@ -15,6 +15,8 @@ import { outboxProvider } from "../../src/telephony/provider.ts";
 import { harness } from "../support/harness.ts";
 import { connectHttp } from "../mcp/support.ts";
 import { insertThread } from "../telephony/fixtures.ts";
+import { addContact } from "../maintenance_pro/fixtures.ts";
+import { outboxContext, sendInvitation } from "../maintenance_pro/portal_fixtures.ts";
 
 const h = await harness();
 
@@ -127,6 +129,68 @@ describe("request log lines", () => {
       status: 401,
       error: "ApiKeyRejected",
     });
+  });
+});
+
+describe("lines of answers no operation gave", () => {
+  test("an unknown path (404) has its line: the request id it answered with, the method and the path", async () => {
+    const { log, lines } = capture();
+    const app = buildApp({ ...h.ctx, log });
+    const res = await app.handle(
+      new Request("http://localhost/no/such/route?x=1", { method: "DELETE", headers: { "x-request-id": "req-404-a" } }),
+    );
+    expect(res.status).toBe(404);
+    expect(res.headers.get("x-request-id")).toBe("req-404-a");
+    expect(lines.filter((l) => l.msg === "request")).toEqual([
+      {
+        level: "info",
+        msg: "request",
+        requestId: "req-404-a",
+        method: "DELETE",
+        keyId: null,
+        workspaceId: null,
+        route: null,
+        status: 404,
+        error: "RouteNotFound",
+        path: "/no/such/route",
+      },
+    ]);
+  });
+
+  test("a portal page's refusal has its error, and a public route's line the workspace once the route found it", async () => {
+    const { log, lines } = capture();
+    const ctx = { ...outboxContext(h), log };
+    try {
+      const app = buildApp({ ...ctx, config: { ...ctx.config, portalBudgetPerMinute: 100_000 } });
+      const ws = await h.workspace();
+      const landlord = await addContact(h.database.db, ws, { name: "Ada" });
+      const { token } = await sendInvitation(h, ctx, ws, landlord.id);
+      const html = { accept: "text/html" };
+      const form = { ...html, "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin" };
+      const page = (t: string) =>
+        app.handle(new Request(`http://localhost/portal/invitations/${t}`, { headers: html }));
+      const accept = () =>
+        app.handle(
+          new Request(`http://localhost/portal/invitations/${token}/accept`, {
+            method: "POST",
+            headers: form,
+            body: "",
+          }),
+        );
+      const answers = [await accept(), await accept(), await page(token), await page("A".repeat(43))];
+      expect(answers.map((r) => r.status)).toEqual([200, 409, 200, 404]);
+      const requests = lines
+        .filter((l) => l.msg === "request")
+        .map(({ route, status, error, workspaceId, keyId }) => ({ route, status, error, workspaceId, keyId }));
+      expect(requests).toEqual([
+        { route: "portal.accept", status: 200, error: undefined, workspaceId: ws.id, keyId: null },
+        { route: "portal.accept", status: 409, error: "InvitationAccepted", workspaceId: ws.id, keyId: null },
+        { route: "portal.invitation", status: 200, error: undefined, workspaceId: ws.id, keyId: null },
+        { route: "portal.invitation", status: 404, error: "InvitationNotFound", workspaceId: null, keyId: null },
+      ]);
+    } finally {
+      rmSync(ctx.config.dataDir, { recursive: true, force: true });
+    }
   });
 });
 
