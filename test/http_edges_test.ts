@@ -404,6 +404,39 @@ describe("a request without a usable Host is 400 RequestInvalid JSON", () => {
   });
 });
 
+describe("methods", () => {
+  test("a method Bun knows but no route takes is our tagged 404, logged with its request id", async () => {
+    for (const method of ["PROPFIND", "QUERY", "TRACE", "PURGE"]) {
+      const c = new Connection();
+      const requestId = `method-${method}`;
+      await c.send(head(method, "/health", { host: "x", "x-request-id": requestId }));
+      expectTagged(
+        finalAnswer(await c.until(answered)),
+        404,
+        { _tag: "RouteNotFound", method, path: "/health" },
+        requestId,
+      );
+      c.end();
+      expect(await logged(requestId)).toMatchObject([
+        { msg: "request", method, route: null, status: 404, error: "RouteNotFound", path: "/health" },
+      ]);
+    }
+  });
+
+  test("a lower-case or unknown method: Bun closes the connection with no answer before our code runs", async () => {
+    // Methods are case-sensitive (RFC 9110 §9.1). Bun 1.4.5's HTTP parser knows a closed list of 36 upper-case
+    // methods and drops the connection on any other token, sending nothing and never calling the fetch handler
+    // (oven-sh/bun#6556, #21566): no hook of Bun.serve reaches it (node:http's 'clientError' does, but the service
+    // is served by Bun.serve). When an upgrade answers instead (501 is what RFC 9110 §15.6.2 asks for), this test
+    // fails: then pin the new bytes, or answer it ourselves if our code is reached.
+    for (const method of ["get", "Get", "post", "FOO", "BREW"]) {
+      const c = new Connection();
+      await c.send(head(method, "/health", { host: "x" }));
+      expect({ method, bytes: await c.closing() }).toEqual({ method, bytes: "" });
+    }
+  });
+});
+
 describe("a short Host name", () => {
   test("reaches /mcp (Elysia's router looked for the path after the 11th character of the URL)", async () => {
     for (const host of ["api", "x", "mcp:8080"]) {
