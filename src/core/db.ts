@@ -272,7 +272,8 @@ export async function startEmbeddedPostgres(
 /** Whether an error means the database could not be reached, or the connection to it was lost. */
 export function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
-  if (typeof code !== "string") return false;
+  if (typeof code !== "string")
+    return codelessConnectionErrors.has((error as { message?: unknown })?.message as string);
   return (
     connectionErrorCodes.has(code) ||
     code.startsWith("08") || // connection exception (SQLSTATE class 08)
@@ -281,6 +282,16 @@ export function isConnectionError(error: unknown): boolean {
     code === "57P03" // cannot connect now
   );
 }
+
+/**
+ * node-postgres's (pg-boss's driver's) errors of a lost or unreachable connection, which carry no code: a server that
+ * went away while pg-boss started ended the workers' start, and the service, with `workers:` and exit code 2.
+ */
+const codelessConnectionErrors = new Set([
+  "Connection terminated unexpectedly",
+  "Connection terminated due to connection timeout",
+  "timeout exceeded when trying to connect",
+]);
 
 /** postgres.js's own codes and the socket errors of a lost or refused connection. */
 const connectionErrorCodes = new Set([

@@ -18,6 +18,8 @@ import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import net from "node:net";
 import { connect, connectTimeoutSeconds, isConnectionError } from "../../src/core/db.ts";
 import { testServerUrl } from "../support/server.ts";
+import { Jobs } from "../../src/core/jobs.ts";
+import { createLogger } from "../../src/core/log.ts";
 
 // Bun applies the preload's timeout to the first file only; this file talks to Postgres or subprocesses.
 setDefaultTimeout(30_000);
@@ -363,4 +365,26 @@ test("a reserved connection's query made after it hung up fails with a connectio
     }
     expect(await within(answered(sql`select 3`), 5000)).toBe("answered");
   });
+});
+
+test("pg-boss's driver's error when the server hangs up during its start counts as a connection error (the workers' start then tries again)", async () => {
+  // node-postgres's errors carry no code. Seen in the outage test: Postgres stopped while the workers' thread started
+  // its job queue, and "workers: Connection terminated unexpectedly" ended the service with exit code 2.
+  const hangingUp = net.createServer((s) => s.destroy());
+  await new Promise<void>((resolve) => hangingUp.listen(0, "127.0.0.1", resolve));
+  const jobs = new Jobs(
+    `postgres://postgres@127.0.0.1:${(hangingUp.address() as net.AddressInfo).port}/postgres`,
+    createLogger("error"),
+  );
+  try {
+    const error = await jobs.boss().then(
+      () => "started",
+      (e: unknown) => e,
+    );
+    expect(String((error as Error)?.message)).toBe("Connection terminated unexpectedly");
+    expect(isConnectionError(error)).toBe(true);
+  } finally {
+    await jobs.stop(0).catch(() => {});
+    hangingUp.close();
+  }
 });
