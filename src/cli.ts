@@ -9,7 +9,8 @@ import { loadConfig, ConfigError, type LogLevel } from "./config.ts";
 import type { Logger } from "./core/log.ts";
 import { EmbeddedPostgresFailed, migrateOn, openDatabase, type OpenDatabase } from "./core/db.ts";
 import { databaseUnavailable } from "./core/startup_failure.ts";
-import { AppError, IntegrationUnavailable, TaggedError } from "./core/errors.ts";
+import { AppError, IntegrationUnavailable, ScopeUnknown, TaggedError } from "./core/errors.ts";
+import { allScopes } from "./core/groups.ts";
 import {
   createWorkspace,
   suspendWorkspace,
@@ -315,9 +316,12 @@ function stderrLogger(level: LogLevel): Logger {
 }
 
 /**
- * The error body printed on stderr: the tagged error, with database trouble as IntegrationUnavailable as in the API.
+ * The error body printed on stderr: the tagged error (ScopeUnknown with the `known` scopes), with database trouble as
+ * IntegrationUnavailable as in the API.
  */
 export function errorBody(error: unknown): Record<string, unknown> {
+  // The operator is told the valid scopes, as ModuleUnknown tells the modules.
+  if (error instanceof ScopeUnknown) return { ...error.toBody(), known: [...allScopes] };
   if (error instanceof AppError) return error.toBody();
   if (error instanceof EmbeddedPostgresFailed) {
     const detail = `No DATABASE_URL is set and the embedded Postgres in ${error.dir} did not start: ${error.message}`;

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { allScopes } from "../../src/core/groups.ts";
 import { harness } from "../support/harness.ts";
 import { runCli, type CliRun } from "../support/service.ts";
 import { createTestDatabase } from "../support/database.ts";
@@ -138,7 +139,7 @@ describe("the CLI", () => {
     expect(run.stderr).toBe('configuration: LOG_LEVEL must be one of debug, info, warn, error, silent, not "loud"\n');
   });
 
-  test("an unknown scope is ScopeUnknown naming it", async () => {
+  test("an unknown scope is ScopeUnknown naming it and every valid scope", async () => {
     const ws = await workspace();
     const run = await cli([
       "key",
@@ -152,7 +153,13 @@ describe("the CLI", () => {
       "--expires-in-days",
       "7",
     ]);
-    expect(refused(run, "ScopeUnknown")).toEqual({ _tag: "ScopeUnknown", scope: "widgets:read" });
+    expect(refused(run, "ScopeUnknown")).toEqual({
+      _tag: "ScopeUnknown",
+      scope: "widgets:read",
+      known: [...allScopes],
+    });
+    expect(run.err.known).toContain("handovers:read");
+    expect(run.err.known).toContain("maintenance-pro:write");
   });
 
   const unknownWorkspace: [string, string[]][] = [
