@@ -24,8 +24,9 @@ import { toolsOf } from "./tools.ts";
 export const messageLimit = 2 * bodyLimit;
 
 /**
- * The challenge of a 401 (RFC 9110 §11.6.1 asks for one): the key goes in the x-api-key header. It names no
- * `resource_metadata` and is not `Bearer`, so nothing in it points an MCP client at OAuth discovery.
+ * The challenge of a 401 (RFC 9110 §15.5.2 asks for one): the key goes in the x-api-key header. It names no
+ * `resource_metadata` and is not `Bearer`, so nothing in it points an MCP client at OAuth discovery (the Inspector
+ * CLI 2.12 still takes any 401 for OAuth: test/mcp/inspector_test.ts).
  */
 export const keyChallenge = { "www-authenticate": 'ApiKey header="x-api-key"' };
 
