@@ -4,6 +4,7 @@
  * exit 2).
  */
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { loadConfig, ConfigError, type LogLevel } from "./config.ts";
 import type { Logger } from "./core/log.ts";
@@ -25,6 +26,7 @@ import { importWorkspace } from "./workspace_import/import.ts";
 import { ImportRejected } from "./workspace_import/errors.ts";
 import { moduleIds, WorkspaceDocument } from "./workspace_import/schema.ts";
 import { revokePortalAccess } from "./maintenance_pro/portal_access.ts";
+import { loadBankHolidays } from "./maintenance_pro/bank_holidays.ts";
 import { addNumber, e164, listNumbers, removeNumber } from "./telephony/numbers.ts";
 import {
   createSubscription,
@@ -63,6 +65,8 @@ commands:
   webhook disable --id ID | webhook enable --id ID
   webhook rotate-secret --id ID              a new secret; the previous one keeps signing for 24 hours
   webhook deliveries --id ID [--failed]      recent deliveries with their last attempt
+  bank-holidays load FILE                    load GOV.UK's bank-holidays.json (FILE - reads standard input): its
+                                             england-and-wales days replace those of the years it covers
 
 Each command prints one JSON object on stdout. A refusal prints a JSON object with a _tag on stderr and exits 2.
 The database is DATABASE_URL's, else the embedded Postgres under DATA_DIR (default ./.data).`;
@@ -121,7 +125,8 @@ export async function run(
     command === "key" ||
     command === "portal" ||
     command === "sms-number" ||
-    command === "webhook";
+    command === "webhook" ||
+    command === "bank-holidays";
   const name = twoWords ? `${command} ${sub ?? ""}`.trim() : command!;
   const args = positional.slice(twoWords ? 2 : 1);
   const allow = (names: string[], positionals = 0) => {
@@ -299,6 +304,19 @@ export async function run(
       allow(["id", "failed"]);
       const id = need("id");
       return withDb(({ db }) => subscriptionDeliveries(db, id, options.failed === "true"));
+    }
+    case "bank-holidays load": {
+      allow([], 1);
+      const file = args[0];
+      if (!file) throw misuse("bank-holidays load needs a FILE (or - for standard input)");
+      let text: string;
+      try {
+        text = readFileSync(file === "-" ? 0 : file, "utf8");
+      } catch (error) {
+        throw misuse(`cannot read ${file}: ${(error as Error).message}`);
+      }
+      const source = file === "-" ? "standard input" : resolve(file);
+      return withDb(({ db }) => loadBankHolidays(db, text, source));
     }
     default:
       throw misuse(`unknown command: ${positional.join(" ")}`);

@@ -310,3 +310,55 @@ export async function accessRow(db: Db | Tx, workspaceId: string, contactId: str
     where a.workspace_id = ${workspaceId} and a.contact_id = ${contactId}`;
   return row;
 }
+
+/** A division's stored bank holidays (`date` as `YYYY-MM-DD`, in order) and the years its loads covered. */
+export async function bankHolidayRows(
+  db: Db | Tx,
+  division: string,
+): Promise<{ holidays: { date: string; title: string }[]; years: number[] }> {
+  const [row] = await db<{ holidays: { date: string; title: string }[]; years: number[] }[]>`
+    select
+      coalesce((select json_agg(json_build_object('date', to_char(h.date, 'YYYY-MM-DD'), 'title', h.title)
+                                order by h.date)
+                from bank_holidays h where h.division = ${division}), '[]') as holidays,
+      coalesce((select array_agg(distinct y order by y)
+                from bank_holiday_loads l, generate_series(l.first_year, l.last_year) as y
+                where l.division = ${division}), '{}') as years`;
+  return row!;
+}
+
+/** A bank holiday as GOV.UK lists it. */
+export interface BankHolidayRow {
+  date: string;
+  title: string;
+  notes: string;
+  bunting: boolean;
+}
+
+/**
+ * Replaces a division's bank holidays of the years `firstYear` to `lastYear` with `events` and records the load, in
+ * the caller's transaction; returns the load's id and the rows it replaced.
+ */
+export async function replaceBankHolidays(
+  tx: Tx,
+  load: { source: string; division: string; firstYear: number; lastYear: number },
+  events: BankHolidayRow[],
+): Promise<{ loadId: number; replaced: BankHolidayRow[] }> {
+  // Loads one at a time; readers of the calendar are not blocked.
+  await tx`lock table bank_holidays in exclusive mode`;
+  const replaced = await tx<BankHolidayRow[]>`
+    delete from bank_holidays
+    where division = ${load.division}
+      and date between make_date(${load.firstYear}, 1, 1) and make_date(${load.lastYear}, 12, 31)
+    returning to_char(date, 'YYYY-MM-DD') as date, title, notes, bunting`;
+  const [loaded] = await tx<{ id: number }[]>`
+    insert into bank_holiday_loads (source, division, first_year, last_year, events)
+    values (${load.source}, ${load.division}, ${load.firstYear}, ${load.lastYear}, ${events.length})
+    returning id::int`;
+  const id = loaded!.id;
+  await tx`
+    insert into bank_holidays (division, date, title, notes, bunting, load_id)
+    select ${load.division}, e.date, e.title, e.notes, e.bunting, ${id}
+    from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e (date date, title text, notes text, bunting boolean)`;
+  return { loadId: id, replaced: [...replaced] };
+}
