@@ -16,11 +16,12 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { asUser, containerEnv, pathWithoutNode, replayDockerfile, type Users } from "./support/dockerfile.ts";
-import { eventually, postmasterPid, root, running, spawnService } from "./support/service.ts";
+import { eventually, postmasterPid, root, runToEnd, running, spawnService } from "./support/service.ts";
 
 // Bun applies the preload's timeout to the first file only; this file talks to Postgres or subprocesses.
 setDefaultTimeout(30_000);
@@ -135,6 +136,36 @@ test.skipIf(!!why)(
       stderr: "pipe",
     });
     expect(await check.exited).toBe(0);
+
+    // The README's `docker exec lettings …` lines, as written, run as docker exec runs them: as the image's user, in
+    // its workdir, with its environment (so against the embedded Postgres the service runs). acme.json, the README's
+    // import document, is read from where the command runs (docker exec -i reads it from the host).
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const section = (marker: string, language: string) =>
+      new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(readme.slice(readme.indexOf(marker)))![1]!;
+    const execs = section("with the CLI inside the running container", "sh")
+      .split("\n")
+      .filter((line) => line.startsWith("docker exec "));
+    expect(execs.map((line) => /^docker exec (-i )?lettings bun run cli (\S+)/.exec(line)?.[2])).toEqual([
+      "demo",
+      "workspace",
+      "import",
+    ]);
+    writeFileSync(join(app, "acme.json"), section("### The import document", "json"), { mode: 0o644 });
+    const printed: Record<string, unknown>[] = [];
+    for (const line of execs) {
+      const inside = line.replace(/^docker exec (-i )?lettings /, "");
+      const run = await runToEnd(asUser(users, image.final.user, ["sh", "-c", inside]), { cwd: app, env });
+      expect({ line, code: run.code }).toEqual({ line, code: 0 });
+      printed.push(JSON.parse(run.stdout));
+    }
+    const [demo, workspace, imported] = printed;
+    const tenancy = await fetch(`http://127.0.0.1:${port}/handovers/tenancies/ten-ashby-2b`, {
+      headers: { "x-api-key": String(demo!.key) },
+    });
+    expect(tenancy.status).toBe(200);
+    expect(workspace).toMatchObject({ slug: "acme" });
+    expect(imported).toMatchObject({ contacts: 2, tenancies: 1 });
 
     // docker stop: SIGTERM, exit 0, the embedded Postgres stopped.
     const pid = postmasterPid(pgDir);
