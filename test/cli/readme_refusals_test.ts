@@ -89,6 +89,7 @@ const cases: Record<string, () => Promise<Awaited<ReturnType<typeof cli>>>> = {
   },
   SmsNumberNotFound: () => cli(["sms-number", "remove", "--workspace", ws.slug, "--number", "+441174960999"]),
   ImportRejected: () => cli(["import", "--workspace", ws.slug, "-"], { stdin: '{"contacts": 5}' }),
+  BankHolidaysRejected: () => cli(["bank-holidays", "load", "-"], { stdin: "not json" }),
   WebhookUrlRefused: () =>
     cli(["webhook", "create", "--workspace", ws.slug, "--url", "http://127.0.0.1/hook", "--events", "*"]),
   WebhookEventsUnknown: () =>
