@@ -38,11 +38,16 @@ const log = createLogger(config.logLevel);
 // arriving mid start-up still stops what started (the embedded Postgres above all).
 const running: { name: string; stop: () => Promise<unknown> }[] = [];
 let stopping = false;
+/** The exit code a shutdown ends with: 1 once anything crashed, whatever started the shutdown. */
+let exitCode = 0;
 /** Longest a shutdown step may take (jobs: 10 s for running jobs to finish, plus closing its pool). */
 const stepLimitMs = 15_000;
+/** Longest a process that crashed goes on, letting the requests in flight answer, before it exits anyway. */
+const crashExitMs = 20_000;
 /** Set on SIGTERM: /health answers 503 for SHUTDOWN_DRAIN_MS before the port closes (ctx.draining). */
 const draining = { active: false };
-async function shutdown(signal: string, exitCode = 0) {
+async function shutdown(signal: string, code = 0) {
+  exitCode = Math.max(exitCode, code);
   if (stopping) return;
   stopping = true;
   // A rolling restart: the balancer's health check sees 503 and sends new requests elsewhere while this process
@@ -66,6 +71,22 @@ async function shutdown(signal: string, exitCode = 0) {
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
+// An error nothing caught (thrown from a timer, a promise nobody awaited): what state the process is in is no longer
+// known, so it ends with exit code 1 and its supervisor (the container's restart policy) starts it afresh. But as a
+// shutdown does, not at once (Bun's own way, which cut every request in flight): it stops taking requests, lets those
+// in flight answer (a write answers once committed) and running jobs finish, within crashExitMs.
+function crashed(kind: string, error: unknown) {
+  log.error("crashed: an uncaught error; stopping", {
+    kind,
+    error: String(error),
+    stack: (error as Error)?.stack,
+  });
+  if (process.exitCode !== 1) setTimeout(() => process.exit(1), crashExitMs).unref();
+  process.exitCode = 1;
+  void shutdown(kind, 1);
+}
+process.on("uncaughtException", (error) => crashed("uncaughtException", error));
+process.on("unhandledRejection", (error) => crashed("unhandledRejection", error));
 // `bun run dev` reloads with --watch-kill-signal SIGUSR2: Bun runs these handlers, then re-executes the process
 // in place. Nothing is stopped: the next run reuses (and then owns) the embedded Postgres left running.
 if (dev) process.on("SIGUSR2", () => log.info("reloading: the embedded Postgres stays up for the next run"));
