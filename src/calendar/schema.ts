@@ -1,6 +1,7 @@
 /** TypeBox schemas of the calendar group. */
 import { Type } from "@sinclair/typebox";
 import { Id, Instant, Nullable, Strict } from "../core/schema.ts";
+import { dateRangeText } from "../core/dates.ts";
 import { Cursor, Limit } from "../core/pagination.ts";
 import { boundPattern } from "./window.ts";
 
@@ -66,7 +67,8 @@ const Bound = (what: string) =>
     description:
       `${what}: a date \`YYYY-MM-DD\`, meaning 00:00 that day in Europe/London (summer time ` +
       `included), or an RFC 3339 instant with its offset (\`2026-03-29T09:00:00Z\`, ` +
-      `\`2026-03-29T10:00:00+01:00\`), taken to the millisecond.`,
+      `\`2026-03-29T10:00:00+01:00\`), taken to the millisecond. Dates ${dateRangeText} (an instant's date as ` +
+      "written).",
   });
 
 /** The agenda's query parameters. */

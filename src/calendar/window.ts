@@ -1,5 +1,14 @@
 /** The agenda's window: dates meaning 00:00 Europe/London, the defaults, and the 92-day limit. */
-import { addLondonDays, londonMidnight, londonToday } from "../core/dates.ts";
+import {
+  addLondonDays,
+  dateRangeText,
+  dateSource,
+  dateTimeSource,
+  isDate,
+  isDateTime,
+  londonMidnight,
+  londonToday,
+} from "../core/dates.ts";
 import { RequestInvalid } from "../core/errors.ts";
 
 /** The longest window, in London calendar days. */
@@ -7,12 +16,14 @@ export const maxWindowDays = 92;
 /** The default window's length, in London calendar days. */
 export const defaultWindowDays = 7;
 
-const dateOnly = /^(\d{4})-(\d{2})-(\d{2})$/;
+const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
 const instant = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
 
-/** The pattern a window bound matches: a date `YYYY-MM-DD` or an RFC 3339 instant with its offset. */
-export const boundPattern =
-  "^(\\d{4}-\\d{2}-\\d{2}|\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2}))$";
+/**
+ * The pattern a window bound matches: a date `YYYY-MM-DD` or an RFC 3339 instant with its offset, its date in
+ * dateRange (1900-01-01 to 2200-12-31, src/core/dates.ts).
+ */
+export const boundPattern = `^(?:${dateSource}|${dateTimeSource})$`;
 
 function invalid(name: "from" | "to", message: string): RequestInvalid {
   return new RequestInvalid({
@@ -23,26 +34,15 @@ function invalid(name: "from" | "to", message: string): RequestInvalid {
 
 /** A window bound as an instant: a date means 00:00 in London; an instant is taken to the millisecond. */
 export function parseBound(name: "from" | "to", value: string): number {
-  const d = dateOnly.exec(value);
-  if (d) {
-    const utc = new Date(`${value}T00:00:00Z`);
-    if (Number.isNaN(utc.getTime()) || !utc.toISOString().startsWith(value))
-      throw invalid(name, `${value} is not a calendar date`);
+  if (dateOnly.test(value)) {
+    if (!isDate(value)) throw invalid(name, `${value} is not a calendar date ${dateRangeText}`);
     return londonMidnight(value);
   }
   const i = instant.exec(value);
   if (!i) throw invalid(name, "Expected a date YYYY-MM-DD or an RFC 3339 instant such as 2026-03-29T09:00:00Z");
+  if (!isDateTime(value)) throw invalid(name, `${value} is not a valid instant of a date ${dateRangeText}`);
   const fraction = (i[3] ?? "").padEnd(3, "0").slice(0, 3);
-  const normalised = `${i[1]}T${i[2]}.${fraction}${i[4]!.toUpperCase()}`;
-  const at = Date.parse(normalised);
-  const [h, mi, s] = i[2]!.split(":").map(Number);
-  const offset = i[4]!.toUpperCase() === "Z" ? [0, 0] : i[4]!.slice(1).split(":").map(Number);
-  const validDate =
-    !Number.isNaN(Date.parse(`${i[1]}T00:00:00Z`)) && new Date(`${i[1]}T00:00:00Z`).toISOString().startsWith(i[1]!);
-  if (Number.isNaN(at) || !validDate || h! > 23 || mi! > 59 || s! > 59 || offset[0]! > 23 || offset[1]! > 59) {
-    throw invalid(name, `${value} is not a valid instant`);
-  }
-  return at;
+  return Date.parse(`${i[1]}T${i[2]}.${fraction}${i[4]!.toUpperCase()}`);
 }
 
 /** A resolved window, [from, to) as instants (epoch milliseconds). */

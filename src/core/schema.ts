@@ -1,5 +1,6 @@
 /** The schema helpers every group's schemas use: strict objects, identifiers, dates, instants, nullable values. */
 import { Type, type TProperties, type TSchema } from "@sinclair/typebox";
+import { dateRangeText, dateSource, dateTimeSource } from "./dates.ts";
 import "./formats.ts";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 
@@ -24,16 +25,17 @@ export function isId(value: unknown): boolean {
   return idCheck.Check(value);
 }
 
-/** A calendar date `YYYY-MM-DD`. */
+/** A calendar date `YYYY-MM-DD`, 1900-01-01 to 2200-12-31 (dateRange, src/core/dates.ts). */
 export const DateOn = Type.String({
   format: "date",
-  pattern: "^\\d{4}-\\d{2}-\\d{2}$",
-  description: "Calendar date, YYYY-MM-DD.",
+  pattern: `^${dateSource}$`,
+  description: `Calendar date, YYYY-MM-DD, ${dateRangeText}.`,
 });
-/** An instant, RFC 3339 UTC with milliseconds. */
+/** An instant, RFC 3339 UTC with milliseconds, of a date 1900-01-01 to 2200-12-31 (dateRange). */
 export const Instant = Type.String({
   format: "date-time",
-  description: "Instant, RFC 3339 UTC with milliseconds: 2026-11-22T09:30:00.000Z.",
+  pattern: `^${dateTimeSource}$`,
+  description: `Instant, RFC 3339 UTC with milliseconds: 2026-11-22T09:30:00.000Z, of a date ${dateRangeText}.`,
 });
 /** Nullable version of a schema. */
 export function Nullable<T extends TSchema>(schema: T) {

@@ -3,6 +3,7 @@
  * source of its validation and of its rules as users read them.
  */
 import { Type, type Static, type TSchema, type TProperties } from "@sinclair/typebox";
+import { dateRangeText } from "../core/dates.ts";
 import "../core/formats.ts";
 import { Identifier, Nullable } from "../core/schema.ts";
 import { groups, moduleFor } from "../core/groups.ts";
@@ -23,12 +24,17 @@ const Enum = <T extends string[]>(values: [...T], description: string) =>
 
 /** A record id: kept as given. */
 export const Id = Identifier("Identifier: 1 to 64 characters of A-Z a-z 0-9 _ -, kept as given.");
-/** A calendar date. */
-export const DateOn = Type.String({ format: "import-date", description: "Calendar date, YYYY-MM-DD." });
-/** An instant. */
+/** A calendar date of dateRange (src/core/dates.ts). */
+export const DateOn = Type.String({
+  format: "import-date",
+  description: `Calendar date, YYYY-MM-DD, ${dateRangeText}.`,
+});
+/** An instant of a date of dateRange (src/core/dates.ts). */
 export const Instant = Type.String({
   format: "import-instant",
-  description: "Instant, RFC 3339 with a zone: 2026-11-22T09:30:00.000Z or 2026-11-22T09:30:00+01:00.",
+  description:
+    "Instant, RFC 3339 with a zone: 2026-11-22T09:30:00.000Z or 2026-11-22T09:30:00+01:00, of a date " +
+    `${dateRangeText}.`,
 });
 const Email = Type.String({
   maxLength: 320,

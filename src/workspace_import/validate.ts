@@ -4,6 +4,7 @@ import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Id, WorkspaceDocument, type WorkspaceDoc } from "./schema.ts";
 import { ImportRejected } from "./errors.ts";
 import { textIssues } from "../core/storable_text.ts";
+import { dateRangeText } from "../core/dates.ts";
 
 const compiled = TypeCompiler.Compile(WorkspaceDocument);
 
@@ -19,9 +20,9 @@ function explain(error: ValueError): { path: string; message: string } {
   };
   const at = (message: string) => ({ path: error.path, message });
   if (error.type === ValueErrorType.StringFormat && schema.format === "import-date")
-    return at("Expected a calendar date YYYY-MM-DD");
+    return at(`Expected a calendar date YYYY-MM-DD ${dateRangeText}`);
   if (error.type === ValueErrorType.StringFormat && schema.format === "import-instant") {
-    return at("Expected an RFC 3339 instant with a zone, such as 2026-11-22T09:30:00.000Z");
+    return at(`Expected an RFC 3339 instant with a zone, such as 2026-11-22T09:30:00.000Z, of a date ${dateRangeText}`);
   }
   if (error.type === ValueErrorType.Union && schema.anyOf) {
     const literals = schema.anyOf.filter((s) => s.const !== undefined).map((s) => JSON.stringify(s.const));

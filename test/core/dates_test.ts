@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import {
   addLondonDays,
+  isCalendarDay,
   isDate,
   isDateTime,
   isInstant,
@@ -21,6 +22,12 @@ describe("date and instant texts", () => {
     ["2023-02-29", false],
     ["2026-13-01", false],
     ["2026-1-01", false],
+    ["1900-01-01", true],
+    ["2200-12-31", true],
+    ["1899-12-31", false],
+    ["2201-01-01", false],
+    ["9999-12-31", false],
+    ["0000-01-01", false],
   ])("isDate(%p) is %p", (value, ok) => {
     expect(isDate(value)).toBe(ok);
   });
@@ -34,8 +41,26 @@ describe("date and instant texts", () => {
     ["2026-11-22T09:60:00Z", false, false],
     ["2026-02-30T09:30:00Z", false, false],
     ["2026-11-22T09:30:00", false, false],
+    ["2026-11-22T24:00:00Z", false, false],
+    ["2026-11-22T09:30:00+24:00", false, false],
+    ["1900-01-01T00:00:00Z", true, true],
+    ["2200-12-31T23:59:59.999Z", true, true],
+    ["1899-12-31T23:59:59Z", false, false],
+    ["2201-01-01T00:00:00Z", false, false],
+    ["9999-12-31T00:00:00Z", false, false],
   ])("%p: the API's date-time %p, the import's instant %p", (value, dateTime, instant) => {
     expect([isDateTime(value), isInstant(value)]).toEqual([dateTime, instant]);
+  });
+
+  test.each([
+    [2024, 2, 29, true],
+    [2023, 2, 29, false],
+    [44, 3, 15, true],
+    [100, 2, 29, false],
+    [9999, 12, 31, true],
+    [0, 1, 1, false],
+  ])("isCalendarDay(%p, %p, %p) is %p, whatever the century", (year, month, day, ok) => {
+    expect(isCalendarDay(year, month, day)).toBe(ok);
   });
 });
 

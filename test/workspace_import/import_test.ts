@@ -506,6 +506,18 @@ describe("a refused document writes nothing", () => {
       /YYYY-MM-DD/,
     ],
     [
+      "a date of year 9999",
+      (d) => (d.tenancies[0].startsOn = "9999-12-31"),
+      "/tenancies/0/startsOn",
+      /YYYY-MM-DD from 1900-01-01 to 2200-12-31/,
+    ],
+    [
+      "an instant of 1899",
+      (d) => (d.calendarEvents[1].startsAt = "1899-12-31T23:00:00Z"),
+      "/calendarEvents/1/startsAt",
+      /of a date from 1900-01-01 to 2200-12-31/,
+    ],
+    [
       "an instant without a zone",
       (d) => (d.calendarEvents[1].startsAt = "2026-11-23T09:30:00"),
       "/calendarEvents/1/startsAt",
