@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "./db.ts";
 import { bucketColumns, leasedBucket, processLeases, takeLease, type BucketState, type TokenLeases } from "./budget.ts";
-import { keyWorkspace, scopedRead, type ReadSql, type WorkspaceScope } from "./key_check_read.ts";
+import { keyCheckReadSql, keyWorkspace, scopedRead, type ReadSql, type WorkspaceScope } from "./key_check_read.ts";
 
 /** Who is calling: the key and its workspace. */
 export interface Principal {
@@ -62,7 +62,7 @@ interface AuthRow {
  * request, so a revocation takes effect at once); otherwise it also takes a lease from the bucket row, whose
  * lock serialises concurrent writers across processes. Unknown, revoked and expired keys spend nothing.
  * `read`, when given, is an operation's key-check read (core/key_check_read.ts): it is handed the key's
- * workspace and evaluated in the same statement.
+ * workspace and evaluated in the same statement; one that throws as it is made is no read (keyCheckReadSql).
  */
 export async function authenticate(
   db: Db,
@@ -73,8 +73,8 @@ export async function authenticate(
   let keyCheckRead: ReadSql | undefined;
   if (read) {
     const workspace = keyWorkspace(db);
-    const sql = read(workspace);
-    if (sql) keyCheckRead = scopedRead(sql, workspace);
+    const sql = keyCheckReadSql(() => read(workspace));
+    if (sql !== undefined) keyCheckRead = scopedRead(sql, workspace);
   }
   const hash = hashKey(keyValue);
   const hex = hash.toString("hex");

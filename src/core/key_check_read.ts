@@ -19,7 +19,7 @@ export type ReadSql = postgres.PendingQuery<postgres.Row[]>;
  * (converted as step 9 converts it), or undefined for no read. It is made only when the parameters and the query
  * match the operation's schemas (the other checks come after the statement): bind them as text (`${x}::text`), never
  * splice them. What it finds reaches `run` only after every check of CONTRACT.md §2 passed; without it (no read,
- * invalid input, MCP) `run` reads for itself, with the same SQL.
+ * invalid input, a read that threw as it was made, MCP) `run` reads for itself, with the same SQL.
  */
 export type KeyCheckRead = (
   db: Db,
@@ -36,6 +36,20 @@ export function workspaceScope(db: Db, workspaceId: string): WorkspaceScope {
 /** The key's workspace inside the key check's statement, whose key row is `k`. */
 export function keyWorkspace(db: Db): WorkspaceScope {
   return db`k.workspace_id` as WorkspaceScope;
+}
+
+/**
+ * The SQL an operation's key-check read makes, or undefined when making it throws. It is made before the key is
+ * checked, from input the schemas accepted but no handler has read yet: a value it cannot take (a date whose
+ * midnights it cannot compute) means no key-check read, and `run`, after every check, reads for itself. So a request
+ * with an unknown key is refused as any other (401), never answered a fault logged with its stack.
+ */
+export function keyCheckReadSql(make: () => ReadSql | undefined): ReadSql | undefined {
+  try {
+    return make();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The read's SQL once it is seen to use its scope; a read that does not is a fault, and is never run. */

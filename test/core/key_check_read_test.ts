@@ -18,6 +18,11 @@ const other = await h.workspace();
 /** A workspace's name by its slug, read in the workspace it is handed. */
 const nameInWorkspace: KeyCheckRead = (db, workspace, params) =>
   db`select w.name from workspaces w where w.id = ${workspace} and w.slug = ${params.slug ?? ""}::text`;
+/** A read that cannot be made for some input the schema accepts: it throws for the slug `boom`. */
+const throwsOnBoom: KeyCheckRead = (db, workspace, params) => {
+  if (params.slug === "boom") throw new Error("a value this read cannot take");
+  return nameInWorkspace(db, workspace, params, {});
+};
 /** The same read without the workspace it is handed: any workspace's name. */
 const nameInAnyWorkspace: KeyCheckRead = (db, _workspace, params) =>
   db`select w.name from workspaces w where w.slug = ${params.slug ?? ""}::text`;
@@ -50,7 +55,13 @@ const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
 const log: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 const app = buildApp(
   { ...h.ctx, log },
-  { operations: [workspaceName("scoped", nameInWorkspace), workspaceName("unscoped", nameInAnyWorkspace)] },
+  {
+    operations: [
+      workspaceName("scoped", nameInWorkspace),
+      workspaceName("unscoped", nameInAnyWorkspace),
+      workspaceName("throwing", throwsOnBoom),
+    ],
+  },
 );
 const get = async (path: string, key: string) => {
   const res = await app.handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": key } }));
@@ -79,6 +90,29 @@ describe("the key-check read", () => {
     expect(ran).toEqual([]);
     const fault = lines.find((l) => l.msg === "unexpected fault");
     expect(String(fault?.error)).toContain("a key-check read must filter by the workspace it is given");
+  });
+
+  test("a read that throws as it is made, with an unknown key, is no read: 401 ApiKeyRejected, no fault logged", async () => {
+    ran.length = 0;
+    lines.length = 0;
+    const res = await get("/test/throwing/boom", `lk_${"A".repeat(43)}`);
+    expect(res).toEqual({ status: 401, body: { _tag: "ApiKeyRejected" } });
+    expect(ran).toEqual([]);
+    expect(lines.filter((l) => l.level === "error")).toEqual([]);
+  });
+
+  test("a read that throws as it is made, with a valid key, is left to the handler, after every check", async () => {
+    ran.length = 0;
+    lines.length = 0;
+    const res = await get("/test/throwing/boom", ws.key);
+    expect(res.status).toBe(500);
+    expect(ran).toEqual(["throwing"]);
+    const fault = lines.find((l) => l.msg === "unexpected fault");
+    expect(String(fault?.error)).toContain("a value this read cannot take");
+    expect(await get(`/test/throwing/${ws.slug}`, ws.key)).toEqual({
+      status: 200,
+      body: { name: `Workspace ${ws.slug}`, from: "key check" },
+    });
   });
 
   test("after the key check, the handler's own read uses the same SQL in the key's workspace", async () => {
