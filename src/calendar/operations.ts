@@ -2,14 +2,11 @@
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
 import { operation, RawJson, Reply } from "../core/operation.ts";
-import { isId } from "../core/schema.ts";
-import { decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
+import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
 import { agendaPage, readDays, servableDays, storeDays } from "./queries.ts";
 import { AgendaQuery, CalendarEvent } from "./schema.ts";
 import { dayTextsOf, daysReadOf, storedDaysOf } from "./stored_days.ts";
 import { maxWindowDays, resolveWindow } from "./window.ts";
-
-const cursorAt = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?\+00$/;
 
 /** Calendar events overlapping a window. */
 export const agenda = operation({
@@ -61,10 +58,9 @@ export const agenda = operation({
       if (read.found && read.count <= limit) return new Reply<Events>(new RawJson(read.body));
       if (!read.found) version = read.version;
     }
+    // The position after which the page starts: the last event's starts_at and id.
     const after =
-      query.cursor === undefined
-        ? undefined
-        : decodeCursor(query.cursor, (p) => p.length === 2 && cursorAt.test(String(p[0])) && isId(String(p[1])));
+      query.cursor === undefined ? undefined : decodeCursor(query.cursor, [cursorFields.instant, cursorFields.id]);
     const { events, startsAt, endsAt } = await agendaPage(db, {
       workspaceId: principal.workspaceId,
       from: new Date(window.from),

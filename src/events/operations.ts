@@ -2,8 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import { RequestInvalid } from "../core/errors.ts";
 import { operation, Reply } from "../core/operation.ts";
-import { decodeCursor, encodeCursor } from "../core/pagination.ts";
-import { isId } from "../core/schema.ts";
+import { cursorFields, decodeCursor, encodeCursor } from "../core/pagination.ts";
 import { eventsPage } from "./queries.ts";
 import { eventTypes } from "./registry.ts";
 import { Event, EventsQuery } from "./schema.ts";
@@ -66,10 +65,9 @@ export const listEvents = operation({
   },
   run: async ({ db, principal, query, url }) => {
     const types = typesOf(query.type);
+    // The last event listed: its transaction id and its id.
     const after =
-      query.cursor === undefined
-        ? undefined
-        : decodeCursor(query.cursor, (p) => p.length === 2 && /^\d{1,20}$/.test(String(p[0])) && isId(p[1]));
+      query.cursor === undefined ? undefined : decodeCursor(query.cursor, [cursorFields.txId, cursorFields.id]);
     const limit = query.limit ?? 100;
     const rows = await eventsPage(db, {
       workspaceId: principal.workspaceId,

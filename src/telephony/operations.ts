@@ -8,17 +8,15 @@ import { RateLimited, RequestIdReused } from "../core/errors.ts";
 import { idempotent } from "../core/idempotency.ts";
 import { queues } from "../core/jobs.ts";
 import { operation, RawJson, Reply, type AppContext } from "../core/operation.ts";
-import { Id, isId } from "../core/schema.ts";
+import { Id } from "../core/schema.ts";
 import type { Principal } from "../core/auth.ts";
-import { decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
+import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
 import { recordEvent, keyActor } from "../events/record.ts";
 import { SmsStopped, SmsThreadNotFound } from "./errors.ts";
 import { smsQueued } from "./events.ts";
 import { insertQueuedMessage, lockThread, messagesPage, takeSendToken, threadExists, threadsPage } from "./queries.ts";
 import { MessagesQuery, QueuedSms, SendSmsBody, SmsMessage, SmsThread, ThreadsQuery, maxSmsLength } from "./schema.ts";
 import { ensureSmsQueue, type SmsJob } from "./worker.ts";
-
-const cursorAt = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?\+00$/;
 
 /**
  * A list page from `limit + 1` rows: the first `limit` without their position, and a `Link` to the next page
@@ -57,13 +55,11 @@ export const smsThreads = operation({
   responseHeaders: linkHeader,
   errors: [],
   run: async ({ db, principal, query, url }) => {
+    // The last thread listed: its last_message_at (null for a thread without messages) and id.
     const after =
       query.cursor === undefined
         ? undefined
-        : decodeCursor(
-            query.cursor,
-            (p) => p.length === 2 && (p[0] === null || cursorAt.test(String(p[0]))) && isId(String(p[1])),
-          );
+        : decodeCursor(query.cursor, [cursorFields.instantOrNull, cursorFields.id]);
     const limit = query.limit ?? 50;
     const rows = await threadsPage(db, {
       workspaceId: principal.workspaceId,
@@ -229,10 +225,9 @@ export const smsMessages = operation({
   responseHeaders: linkHeader,
   errors: [SmsThreadNotFound],
   run: async ({ db, principal, params, query, url }) => {
+    // The last message listed: its created_at and id.
     const after =
-      query.cursor === undefined
-        ? undefined
-        : decodeCursor(query.cursor, (p) => p.length === 2 && cursorAt.test(String(p[0])) && isId(String(p[1])));
+      query.cursor === undefined ? undefined : decodeCursor(query.cursor, [cursorFields.instant, cursorFields.id]);
     if (!(await threadExists(db, principal.workspaceId, params.id))) {
       throw new SmsThreadNotFound({ threadId: params.id });
     }

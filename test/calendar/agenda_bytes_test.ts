@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import type { Db } from "../../src/core/db.ts";
-import { decodeCursor, encodeCursor, nextLink } from "../../src/core/pagination.ts";
+import { cursorFields, decodeCursor, encodeCursor, nextLink } from "../../src/core/pagination.ts";
 import { resolveWindow } from "../../src/calendar/window.ts";
 
 const h = await harness();
@@ -110,7 +110,7 @@ async function previous(
   q: Query,
 ): Promise<{ text: string; link: string | null }> {
   const window = resolveWindow(q, Date.now());
-  const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, () => true);
+  const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, [cursorFields.instant, cursorFields.id]);
   const limit = q.limit ?? 200;
   const take = limit + 1;
   const t = (value: string) => d`(select ${value}::text)`;
