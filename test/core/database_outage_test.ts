@@ -177,6 +177,8 @@ test(`through immediate stops of Postgres under load, writes and reads${via}: 50
         throw new Error(`the service did not start: ${readFileSync(stderrFile, "utf8")}`);
       await Bun.sleep(100);
     }
+    // The job workers run before the first stop (an invitation is emailed): their queue is there to see the outages.
+    expect((await invitationEmailed(setup, base, workspace, recoveryBoundMs)).status).toBe("sent");
     const route = `${base}/calendar/agenda`;
     for (let i = 0; i < clients; i++) {
       loops.push(
@@ -226,8 +228,13 @@ test(`through immediate stops of Postgres under load, writes and reads${via}: 50
         if (routeBack !== undefined) routeBack -= up;
         await Bun.sleep(50);
       }
+      // Then the load goes on for 2 s (1 s after a short outage), and at least until `clients` requests more were
+      // answered (a loaded machine answers fewer a second), within hungMs.
       const settled = performance.now();
       await Bun.sleep(cycle <= cycles ? 2000 : 1000);
+      while (samples.filter((s) => s.start >= settled).length < clients && performance.now() - settled < hungMs)
+        await Bun.sleep(50);
+      const afterMs = performance.now() - settled;
       alive();
 
       // A request that began in the outage (after the stop returned, before the start began) was refused, unless
@@ -241,7 +248,7 @@ test(`through immediate stops of Postgres under load, writes and reads${via}: 50
           `latency p50 ${ms(percentile(latencies, 0.5))} ms, p99 ${ms(percentile(latencies, 0.99))} ms, max ${ms(Math.max(...latencies))} ms; ` +
           `/health probes ${probes.map((p) => p.status).join(",")}. Postgres accepting again after its start: ` +
           `/health 200 in ${healthBack === undefined ? "never" : ms(healthBack)} ms, the load served in ${routeBack === undefined ? "never" : ms(routeBack)} ms; ` +
-          `then ${after.length} requests in ${cycle <= cycles ? 2 : 1} s`,
+          `then ${after.length} requests in ${ms(afterMs)} ms`,
       );
       expect(outage.filter((s) => !refused.includes(s) && !(served(s) && s.end >= restarting))).toEqual([]);
       // /health is public: its 503 says the database is unreachable, never where it is.
@@ -259,7 +266,7 @@ test(`through immediate stops of Postgres under load, writes and reads${via}: 50
       expect(probes.filter((p) => p.status !== 503 || p.tag !== "IntegrationUnavailable")).toEqual([]);
       expect(healthBack).toBeLessThan(servedAgainWithinMs);
       expect(routeBack).toBeLessThan(servedAgainWithinMs);
-      expect(after.length).toBeGreaterThan(clients);
+      expect(after.length).toBeGreaterThanOrEqual(clients);
       expect(after.filter((s) => !served(s))).toEqual([]);
     }
     loading = false;
@@ -315,8 +322,8 @@ test(`through immediate stops of Postgres under load, writes and reads${via}: 50
   }
   // The job queue's errors during the outages were logged with their messages.
   const written = readFileSync(stderrFile, "utf8").split("\n");
-  // Only log lines: an uncaught error (Bun writes its source excerpt and stack) in either thread is a failure.
-  expect(written.filter((l) => l !== "" && !l.startsWith("{"))).toEqual([]);
+  // An uncaught error in either thread (Bun writes the error's name and message, then its stack) is a failure.
+  expect(written.filter((l) => /^(\w*Error|error)\b|^\s+at /.test(l))).toEqual([]);
   const lines = written.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
   const jobErrors = lines.filter((l) => l.msg === "job queue error");
   const kinds = new Map<string, number>();
