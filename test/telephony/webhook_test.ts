@@ -391,7 +391,7 @@ describe("inbound messages", () => {
 });
 
 describe("opt-out and opt-in keywords", () => {
-  test("first word, case and spaces ignored", () => {
+  test("first word, case, spaces, and the punctuation, symbols and format characters around it ignored", () => {
     const cases: [string, string | undefined][] = [
       ["STOP", "stop"],
       ["  stop  ", "stop"],
@@ -404,6 +404,27 @@ describe("opt-out and opt-in keywords", () => {
       ["start", "start"],
       ["Unstop", "start"],
       ["yes", "start"],
+      ["optout", "stop"],
+      ["Revoke.", "stop"],
+      // dressed in quotes, emoji, punctuation, compatibility forms or invisible format characters
+      ["“Stop”", "stop"],
+      ["STOP🛑", "stop"],
+      ["STOP 🛑️", "stop"],
+      ["🛑 stop", "stop"],
+      ["Stop-", "stop"],
+      ["stop。", "stop"],
+      ["ＳＴＯＰ", "stop"],
+      ["\u200BSTOP", "stop"],
+      ["S\u200Dtop\uFEFF", "stop"],
+      ["\u3000stop\u00A0now", "stop"],
+      ["“Start”", "start"],
+      ["START🛑", "start"],
+      ["Start-", "start"],
+      ["start。", "start"],
+      ["ＳＴＡＲＴ", "start"],
+      ["\u200BSTART", "start"],
+      ["End-of-tenancy clean booked?", undefined],
+      ["stop's", undefined],
       ["HELP", undefined],
       ["stopping by later", undefined],
       ["please stop", undefined],
@@ -444,6 +465,20 @@ describe("opt-out and opt-in keywords", () => {
       body: { body: "Welcome back." },
     });
     expect(again.status).toBe(202);
+  });
+
+  test("a STOP or START dressed in quotes, emoji, full-width forms or zero-width spaces is honoured", async () => {
+    const { ws, number } = await workspaceWithNumber();
+    expect((await post(inbound(number, "+447700900321", "\u200B“ＳＴＯＰ”🛑"))).status).toBe(200);
+    expect(await threadOf(ws.id, "+447700900321")).toMatchObject({ stopped: true });
+    expect((await post(inbound(number, "+447700900321", "Start。"))).status).toBe(200);
+    expect(await threadOf(ws.id, "+447700900321")).toMatchObject({ stopped: false });
+    expect(await eventTypes(ws.id)).toEqual([
+      "sms.received",
+      "sms_thread.stopped",
+      "sms.received",
+      "sms_thread.started",
+    ]);
   });
 
   test("HELP is stored like any message", async () => {
