@@ -105,7 +105,8 @@ const webhookDoc: PublicRouteDoc = {
     "  `WebhookDuplicate {integration, externalId}`; concurrent duplicates store one. Every refusal changes nothing.",
     "- Each client address may post `WEBHOOK_BUDGET_PER_MINUTE` times a minute (600 unless configured) to an",
     "  integration (bucket `webhooks/<integration>`): beyond that 429 `RateLimited` with `Retry-After`.",
-    "- Success: 200 with empty TwiML (`<Response/>`, `text/xml`): the provider sends no reply of its own.",
+    "- Success: 200 with empty TwiML (`<Response/>`, `text/xml`, `nosniff`, `no-store`): the provider sends no",
+    "  reply of its own.",
   ].join("\n"),
   parameters: [
     {
@@ -180,7 +181,13 @@ export const webhookRoute: PublicRoute = {
     }
     return new Response(emptyTwiml, {
       status: 200,
-      headers: { "content-type": "text/xml; charset=utf-8", "x-request-id": req.requestId },
+      headers: {
+        "content-type": "text/xml; charset=utf-8",
+        // For the provider only: never sniffed as another type, never kept by a cache.
+        "x-content-type-options": "nosniff",
+        "cache-control": "no-store",
+        "x-request-id": req.requestId,
+      },
     });
   },
 };

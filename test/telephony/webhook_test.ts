@@ -143,6 +143,14 @@ describe("the signature (the twilio package as the oracle)", () => {
     expect(res.text).toBe('<?xml version="1.0" encoding="UTF-8"?><Response/>');
   });
 
+  test("the TwiML answer is never sniffed as another type nor kept by a cache (nosniff, no-store)", async () => {
+    const { number } = await workspaceWithNumber();
+    const res = await post(inbound(number, "+447700900315", "Hello"));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
   test("tampered field, tampered URL, missing header, another token, not a form: 401 WebhookRejected, nothing changes", async () => {
     const { number } = await workspaceWithNumber();
     const fields = inbound(number, "+447700900302", "Hello");
