@@ -1,5 +1,5 @@
 /** `bun run dev`'s ready `curl` line: a signed inbound SMS to the demo workspace, as the provider would post it. */
-import { ulid } from "ulid";
+import { randomBytes } from "node:crypto";
 import { twilioSignature } from "./signature.ts";
 
 /** The shell line; `base` is where the service listens, `publicBaseUrl` what the signature covers. */
@@ -11,7 +11,15 @@ export function signedInboundCurl(o: {
   to: string;
   body: string;
 }): string {
-  const form = new URLSearchParams({ MessageSid: `SM${ulid()}`, From: o.from, To: o.to, Body: o.body });
+  // The fields the webhook reads, in the provider's shapes: a fresh sid each run, an account sid of zeros.
+  const form = new URLSearchParams({
+    MessageSid: `SM${randomBytes(16).toString("hex")}`,
+    AccountSid: `AC${"0".repeat(32)}`,
+    From: o.from,
+    To: o.to,
+    Body: o.body,
+    NumMedia: "0",
+  });
   const signature = twilioSignature(o.authToken, `${o.publicBaseUrl}/webhooks/sms`, form);
   return (
     `curl -s -H 'x-twilio-signature: ${signature}' -H 'content-type: application/x-www-form-urlencoded' ` +

@@ -1,6 +1,23 @@
 /** Delivery receipts: the provider's MessageStatus values and the order an outgoing message moves in. */
 
-/** Our status for each MessageStatus a receipt may carry. */
+/** Every MessageStatus the provider documents (Twilio's Message resource): what a post's MessageStatus may be. */
+export const providerStatuses: ReadonlySet<string> = new Set([
+  "queued",
+  "sending",
+  "sent",
+  "failed",
+  "delivered",
+  "undelivered",
+  "receiving",
+  "received",
+  "accepted",
+  "scheduled",
+  "read",
+  "partially_delivered",
+  "canceled",
+]);
+
+/** Our status for each MessageStatus a receipt may carry (receiving, received and partially_delivered: none). */
 const fromProvider: Record<string, string> = {
   accepted: "queued",
   scheduled: "queued",

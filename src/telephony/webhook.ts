@@ -2,10 +2,18 @@
  * `POST /webhooks/{integration}`: the SMS provider's signed form posts (inbound messages and delivery receipts),
  * answered with empty TwiML. Public: the signature, not an API key, authenticates the provider.
  */
-import { AppError, UnknownIntegration, WebhookDuplicate, WebhookRejected, WebhookUnroutable } from "../core/errors.ts";
+import {
+  AppError,
+  RequestInvalid,
+  UnknownIntegration,
+  WebhookDuplicate,
+  WebhookRejected,
+  WebhookUnroutable,
+} from "../core/errors.ts";
 import type { PublicRequest, PublicRoute, PublicRouteDoc } from "../core/public_route.ts";
 import { applySmsReceipt, receiveSms } from "./inbound.ts";
-import { statusOfReceipt } from "./receipts.ts";
+import { fieldPatterns, providerPost } from "./provider_post.ts";
+import { providerStatuses, statusOfReceipt } from "./receipts.ts";
 import { signatureValid } from "./signature.ts";
 
 /** The integrations that post webhooks. */
@@ -15,8 +23,6 @@ export const webhookIntegrations = ["sms"] as const;
 export const emptyTwiml = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
 const integration = "sms";
-const sid = /^[A-Za-z0-9]{2,64}$/;
-const errorCode = /^[0-9]{1,10}$/;
 
 const rejected = (reason: string) => new WebhookRejected({ integration, reason });
 const unroutable = (reason: string) => new WebhookUnroutable({ integration, reason });
@@ -35,45 +41,27 @@ function verifiedForm(req: PublicRequest): URLSearchParams {
   return form;
 }
 
-/** A field the post must carry once. */
-function field(form: URLSearchParams, name: string, pattern?: RegExp): string {
-  const values = form.getAll(name);
-  if (values.length !== 1 || values[0] === "" || (pattern && !pattern.test(values[0]!))) {
-    throw unroutable(`${name} is missing, repeated or malformed`);
-  }
-  return values[0]!;
-}
-
 async function receive(req: PublicRequest): Promise<void> {
-  const form = verifiedForm(req);
-  const messageSid = field(form, "MessageSid", sid);
-  const from = field(form, "From");
-  const to = field(form, "To");
-  const messageStatus = form.get("MessageStatus");
-  if (messageStatus !== null && messageStatus !== "received") {
-    const status = statusOfReceipt(messageStatus);
+  const post = providerPost(verifiedForm(req));
+  if (post.kind === "receipt") {
+    const status = statusOfReceipt(post.messageStatus);
     if (!status) throw unroutable("MessageStatus is not one this service knows");
-    const code = form.get("ErrorCode");
-    await applySmsReceipt(
-      req.app.db,
-      {
-        messageSid,
-        providerStatus: messageStatus,
-        status,
-        errorCode: code && errorCode.test(code) ? code : null,
-        from,
-        to,
-      },
-      req.requestId,
-    );
+    const { messageSid, messageStatus, errorCode, from, to } = post;
+    const receipt = { messageSid, providerStatus: messageStatus, status, errorCode, from, to };
+    await applySmsReceipt(req.app.db, receipt, req.requestId);
     return;
   }
-  const body = form.get("Body") ?? "";
-  if (body.length > 1600) throw unroutable("Body is longer than 1600 characters");
-  await receiveSms(req.app.db, { messageSid, from, to, body }, req.requestId);
+  if (post.body.length > 1600) throw unroutable("Body is longer than 1600 characters");
+  await receiveSms(req.app.db, post, req.requestId);
 }
 
-const form = (description: string) => ({ type: "string", description });
+const form = (description: string, shape: { pattern?: string; enum?: string[] } = {}) => ({
+  type: "string",
+  description,
+  ...shape,
+});
+const sid = fieldPatterns.messageSid.source;
+const e164 = fieldPatterns.number.source;
 
 /** What OpenAPI says of the webhook route. */
 const webhookDoc: PublicRouteDoc = {
@@ -90,10 +78,17 @@ const webhookDoc: PublicRouteDoc = {
     "  names sorted. Missing, wrong, or no token configured → 401 `WebhookRejected {integration, reason}`.",
     "- Only `application/x-www-form-urlencoded` bodies (the one route that takes no JSON), at most 64 KiB (413).",
     "- `integration`: `sms` only; anything else → 400 `UnknownIntegration {integration}`.",
+    "- A field or field name holding the NUL character (`%00`) → 400 `RequestInvalid` naming it (`/body/Body`).",
+    "- Every field the service reads must have the shape the provider documents, once: `MessageSid` (and `SmsSid`,",
+    "  `SmsMessageSid`, equal to it, when sent) `SM` or `MM` + 32 lower-case hex digits, `AccountSid` `AC` + 32,",
+    "  `From` and `To` E.164, `NumMedia` (inbound) digits, `MessageStatus` and `SmsStatus` statuses the provider",
+    "  documents, `ErrorCode` digits. Otherwise → 401 `WebhookRejected`: the signature signs names and values run",
+    "  together, so a post re-cut to move fields into `MessageSid` still verifies; it is no post the provider sent.",
+    "  Other fields are not read.",
     "- A post with `MessageStatus` (other than `received`) is a receipt: the message the service sent with that",
     "  `MessageSid` moves to `sent`, `delivered`, `undelivered` or `failed` (with `ErrorCode`), never backwards; a",
-    "  receipt behind the message's status is accepted and changes nothing. Unknown `MessageSid` or status → 400",
-    "  `WebhookUnroutable`.",
+    "  receipt behind the message's status is accepted and changes nothing. Unknown `MessageSid`, or a status no",
+    "  receipt moves to (`receiving`, `partially_delivered`) → 400 `WebhookUnroutable`.",
     "- Any other post is an inbound message: stored on the thread of its `To` (a workspace's number, from the",
     "  import or `bun run cli sms-number add`) and `From` (a new sender opens a thread, linked to the contact whose",
     "  normalised mobile matches if exactly one does). `To` that is no workspace's number → 400 `WebhookUnroutable`.",
@@ -128,16 +123,25 @@ const webhookDoc: PublicRouteDoc = {
     "application/x-www-form-urlencoded": {
       schema: {
         type: "object",
-        required: ["MessageSid", "From", "To"],
+        required: ["MessageSid", "AccountSid", "From", "To"],
         properties: {
-          MessageSid: form("The provider's id of the message (2 to 64 letters and digits)."),
-          From: form("Inbound: the sender. Receipt: the workspace's number."),
-          To: form("Inbound: the workspace's number. Receipt: the recipient."),
+          MessageSid: form("The provider's id of the message.", { pattern: sid }),
+          SmsSid: form("The same id (legacy); when sent, equal to MessageSid.", { pattern: sid }),
+          SmsMessageSid: form("The same id (legacy); when sent, equal to MessageSid.", { pattern: sid }),
+          AccountSid: form("The provider's account.", { pattern: fieldPatterns.accountSid.source }),
+          From: form("Inbound: the sender. Receipt: the workspace's number.", { pattern: e164 }),
+          To: form("Inbound: the workspace's number. Receipt: the recipient.", { pattern: e164 }),
+          NumMedia: form("Inbound (required there): the number of pictures, which are not kept.", {
+            pattern: fieldPatterns.count.source,
+          }),
           Body: form("Inbound: the text (at most 1600 characters; empty for a picture alone)."),
-          MessageStatus: form(
-            "Receipt: accepted, scheduled, queued, sending, sent, delivered, read, undelivered, failed or canceled.",
-          ),
-          ErrorCode: form("Receipt: the provider's error code of an undelivered or failed message."),
+          MessageStatus: form("Receipt: the message's status; `received` (or none) is an inbound message.", {
+            enum: [...providerStatuses],
+          }),
+          SmsStatus: form("The status (legacy).", { enum: [...providerStatuses] }),
+          ErrorCode: form("Receipt: the provider's error code of an undelivered or failed message (or empty).", {
+            pattern: fieldPatterns.errorCode.source,
+          }),
         },
         additionalProperties: { type: "string" },
       },
@@ -152,7 +156,7 @@ const webhookDoc: PublicRouteDoc = {
       },
     },
   },
-  errors: [UnknownIntegration, WebhookUnroutable, WebhookRejected, WebhookDuplicate],
+  errors: [UnknownIntegration, RequestInvalid, WebhookUnroutable, WebhookRejected, WebhookDuplicate],
 };
 
 /** The webhook route: budget `webhooks/<integration>` per address (WEBHOOK_BUDGET_PER_MINUTE). */

@@ -15,6 +15,9 @@ export interface ThreadFields {
   stopped?: boolean;
 }
 
+/** An account sid of the provider's documented shape (AC and 32 hex digits), for the posts the tests sign. */
+export const testAccountSid = `AC${"0".repeat(32)}`;
+
 /** Inserts an SMS thread and returns its id. */
 export async function insertThread(db: Db, workspaceId: string, fields: ThreadFields = {}): Promise<string> {
   const id = fields.id ?? ulid();
@@ -126,7 +129,7 @@ export function startFakeProvider(): FakeProvider {
                 MessageStatus: messageStatus!,
                 From: req.from!,
                 To: req.to!,
-                AccountSid: "AC0",
+                AccountSid: testAccountSid,
                 ...(errorCode ? { ErrorCode: errorCode } : {}),
               };
               const answer = await postSigned(req.statusCallback!, plan.token, fields);

@@ -59,12 +59,14 @@ describe("OpenAPI", () => {
     expect(op.security).toEqual([]);
     expect(op.requestBody.content["application/x-www-form-urlencoded"].schema.required).toEqual([
       "MessageSid",
+      "AccountSid",
       "From",
       "To",
     ]);
     expect(Object.keys(op.responses["200"].content)).toEqual(["text/xml"]);
     expect(op.responses["400"].description).toContain("UnknownIntegration");
     expect(op.responses["400"].description).toContain("WebhookUnroutable");
+    expect(op.responses["400"].description).toContain("RequestInvalid");
     expect(op.responses["401"].description).toContain("WebhookRejected");
     expect(op.responses["409"].description).toContain("WebhookDuplicate");
     expect(op.responses["413"].description).toContain("PayloadTooLarge");

@@ -12,7 +12,7 @@ import { httpProvider } from "../../src/telephony/provider.ts";
 import { deliverSms, startSmsWorker } from "../../src/telephony/worker.ts";
 import { ulid } from "ulid";
 import { harness } from "../support/harness.ts";
-import { insertThread, postSigned, startFakeProvider, until } from "./fixtures.ts";
+import { insertThread, postSigned, startFakeProvider, testAccountSid, until } from "./fixtures.ts";
 
 const h = await harness();
 const db = h.database.db;
@@ -118,8 +118,15 @@ describe("STOP and START over HTTP", () => {
     const address = "+447700900405";
     const thread = await insertThread(db, ws.id, { localNumber: number, address });
     const text = (body: string, sid: string) =>
-      postSigned(`${base}/webhooks/sms`, token, { MessageSid: sid, From: address, To: number, Body: body });
-    const stop = await text("STOP", "SM0000000000000000000000000000stop");
+      postSigned(`${base}/webhooks/sms`, token, {
+        MessageSid: sid,
+        AccountSid: testAccountSid,
+        From: address,
+        To: number,
+        Body: body,
+        NumMedia: "0",
+      });
+    const stop = await text("STOP", "SM00000000000000000000000000005709");
     expect([stop.status, await stop.text()]).toEqual([200, '<?xml version="1.0" encoding="UTF-8"?><Response/>']);
     const before = fake.requests.length;
     const refused = await api("POST", `/telephony/sms/threads/${thread}/messages`, { body: "Are you there?" });
@@ -127,7 +134,7 @@ describe("STOP and START over HTTP", () => {
     expect(await db`select id from sms_messages where thread_id = ${thread} and direction = 'outbound'`).toHaveLength(
       0,
     );
-    expect((await text("start", "SM000000000000000000000000000start")).status).toBe(200);
+    expect((await text("start", "SM000000000000000000000000000057a7")).status).toBe(200);
     const sent = await api("POST", `/telephony/sms/threads/${thread}/messages`, { body: "Welcome back" });
     expect(sent.status).toBe(202);
     await fake.received(before + 1);

@@ -91,6 +91,18 @@ const inbound = (to: string, from: string, body: string, sid = nextSid()) => ({
   SmsStatus: "received",
 });
 
+/** A delivery receipt as the provider posts it: our number `from`, the recipient `to`. */
+const receipt = (from: string, to: string, messageStatus: string, sid = nextSid()): Record<string, string> => ({
+  AccountSid: "AC00000000000000000000000000000000",
+  ApiVersion: "2010-04-01",
+  From: from,
+  MessageSid: sid,
+  MessageStatus: messageStatus,
+  SmsSid: sid,
+  SmsStatus: messageStatus,
+  To: to,
+});
+
 async function threadOf(workspaceId: string, address: string) {
   const [row] = await db`
     select id, contact_id, revision, preview, stopped, iso(last_message_at) as last_message_at,
@@ -246,17 +258,13 @@ describe("refusals", () => {
         { _tag: "WebhookDuplicate", integration: "sms", externalId: accepted.MessageSid },
       ],
       [
-        await post({ From: "+447700900304", To: number, Body: "no sid" }),
-        400,
-        { _tag: "WebhookUnroutable", integration: "sms", reason: "MessageSid is missing, repeated or malformed" },
-      ],
-      [
-        await post({ MessageSid: nextSid(), MessageStatus: "delivered", From: number, To: "+447700900304" }),
+        await post(receipt(number, "+447700900304", "delivered")),
         400,
         { _tag: "WebhookUnroutable", integration: "sms", reason: "MessageSid is not a message this service sent" },
       ],
+      // documented, but no receipt moves a message to it
       [
-        await post({ MessageSid: nextSid(), MessageStatus: "teleported", From: number, To: "+447700900304" }),
+        await post(receipt(number, "+447700900304", "receiving")),
         400,
         { _tag: "WebhookUnroutable", integration: "sms", reason: "MessageStatus is not one this service knows" },
       ],
@@ -287,6 +295,151 @@ describe("refusals", () => {
     expect([res.status, res.body._tag]).toEqual([429, "RateLimited"]);
     expect(await state()).toEqual(before);
     await db`delete from address_buckets where scope = 'webhooks/sms'`;
+  });
+});
+
+describe("the provider's fields, each by its documented shape", () => {
+  test("a captured post re-cut to move the next fields into MessageSid still verifies, and is refused", async () => {
+    const { ws, number } = await workspaceWithNumber();
+    const sid = nextSid();
+    // The post as Twilio sends it from a UK mobile (no city, state or zip), and its signature as captured.
+    const genuine: Record<string, string> = {
+      ToCountry: "GB",
+      ToState: "",
+      SmsMessageSid: sid,
+      NumMedia: "0",
+      ToCity: "",
+      FromZip: "",
+      SmsSid: sid,
+      FromState: "",
+      SmsStatus: "received",
+      FromCity: "",
+      Body: "Can I pay the rent on Monday?",
+      FromCountry: "GB",
+      To: number,
+      ToZip: "",
+      NumSegments: "1",
+      ReferralNumMedia: "0",
+      MessageSid: sid,
+      AccountSid: "AC00000000000000000000000000000000",
+      From: "+447700900316",
+      ApiVersion: "2010-04-01",
+    };
+    const captured = twilio.getExpectedTwilioSignature(token, publicUrl, genuine);
+    expect((await post(genuine, { signature: captured })).status).toBe(200);
+    const before = await state();
+    // Names and values are signed run together: `MessageSid` + `SM…` + `NumMedia` + `0` is the same text whether
+    // NumMedia is a field or the end of MessageSid. Each re-cut would be a new MessageSid, past the duplicate check.
+    const { NumMedia, NumSegments, ...rest } = genuine;
+    const recuts = [
+      { ...rest, NumSegments: NumSegments!, MessageSid: `${sid}NumMedia${NumMedia}` },
+      { ...rest, MessageSid: `${sid}NumMedia${NumMedia}NumSegments${NumSegments}` },
+    ];
+    for (const recut of recuts) {
+      expect(twilio.validateRequest(token, captured, publicUrl, recut)).toBe(true);
+      const res = await post(recut, { signature: captured });
+      expect([res.status, res.body]).toEqual([
+        401,
+        {
+          _tag: "WebhookRejected",
+          integration: "sms",
+          reason: "MessageSid is not SM or MM and 32 lower-case hex digits",
+        },
+      ]);
+    }
+    expect(await state()).toEqual(before);
+    expect(await eventTypes(ws.id)).toEqual(["sms.received"]);
+  });
+
+  test("a field read out of shape, absent or repeated: 401 WebhookRejected before the duplicate check", async () => {
+    const { number } = await workspaceWithNumber();
+    const from = "+447700900317";
+    const accepted = inbound(number, from, "First");
+    expect((await post(accepted)).status).toBe(200);
+    const before = await state();
+    const ok = (): Record<string, string> => inbound(number, from, "Hello");
+    const without = (fields: Record<string, string>, name: string) => {
+      const { [name]: _, ...rest } = fields;
+      return rest;
+    };
+    const hex32 = "0123456789abcdef".repeat(2);
+    const cases: [Record<string, string>, string][] = [
+      [{ ...ok(), MessageSid: `SM${hex32.toUpperCase()}` }, "MessageSid is not SM or MM and 32 lower-case hex digits"],
+      [{ ...ok(), MessageSid: `SM${hex32.slice(1)}` }, "MessageSid is not SM or MM and 32 lower-case hex digits"],
+      [{ ...ok(), MessageSid: `MG${hex32}` }, "MessageSid is not SM or MM and 32 lower-case hex digits"],
+      [without(ok(), "MessageSid"), "MessageSid is missing"],
+      [{ ...ok(), SmsSid: nextSid() }, "SmsSid is not MessageSid"],
+      [{ ...ok(), SmsMessageSid: nextSid() }, "SmsMessageSid is not MessageSid"],
+      [without(ok(), "AccountSid"), "AccountSid is missing"],
+      [{ ...ok(), AccountSid: "AC0" }, "AccountSid is not AC and 32 lower-case hex digits"],
+      [{ ...ok(), From: "07700900317" }, "From is not an E.164 number"],
+      [without(ok(), "From"), "From is missing"],
+      [{ ...ok(), To: "+44 117 496 0000" }, "To is not an E.164 number"],
+      [{ ...ok(), NumMedia: "" }, "NumMedia is not a count in digits"],
+      [without(ok(), "NumMedia"), "NumMedia is missing"],
+      [{ ...ok(), SmsStatus: "bogus" }, "SmsStatus is not a MessageStatus the provider documents"],
+      [receipt(number, from, "teleported"), "MessageStatus is not a MessageStatus the provider documents"],
+      [
+        { ...receipt(number, from, "failed"), ErrorCode: "30003x" },
+        "ErrorCode is not an error code in digits (or empty)",
+      ],
+      // the message already stored, re-sent with a field out of shape: refused as such, not as a duplicate
+      [{ ...accepted, From: "Landlord" }, "From is not an E.164 number"],
+    ];
+    for (const [fields, reason] of cases) {
+      const res = await post(fields);
+      expect([reason, res.status, res.body]).toEqual([
+        reason,
+        401,
+        { _tag: "WebhookRejected", integration: "sms", reason },
+      ]);
+    }
+    // A field sent twice (the provider sends each once), signed as Twilio signs repeated values.
+    const once = ok();
+    const twice: [string, string][] = [...Object.entries(once), ["From", "+447700900318"]];
+    const params: Record<string, string | string[]> = { ...once, From: [from, "+447700900318"] };
+    const repeated = await post(
+      {},
+      {
+        body: new URLSearchParams(twice).toString(),
+        signature: twilio.getExpectedTwilioSignature(token, publicUrl, params),
+      },
+    );
+    expect([repeated.status, repeated.body.reason]).toEqual([401, "From is repeated"]);
+    expect(await state()).toEqual(before);
+  });
+
+  test("an empty ErrorCode is no code: the receipt is read", async () => {
+    const { number } = await workspaceWithNumber();
+    const res = await post({ ...receipt(number, "+447700900319", "delivered"), ErrorCode: "" });
+    expect([res.status, res.body.reason]).toEqual([400, "MessageSid is not a message this service sent"]);
+  });
+
+  test("a NUL in any field or field name: 400 RequestInvalid naming it, as on every route; nothing changes", async () => {
+    const { number } = await workspaceWithNumber();
+    const from = "+447700900320";
+    const before = await state();
+    const nul = "Text must not contain the NUL character (U+0000)";
+    const cases: [Record<string, string>, { path: string; message: string }][] = [
+      [inbound(number, from, "Hello\u0000there"), { path: "/body/Body", message: nul }],
+      [inbound(number, "+4477009\u000000320", "Hello"), { path: "/body/From", message: nul }],
+      [
+        { ...inbound(number, from, "Hello"), FromCity: "\u0000" },
+        { path: "/body/FromCity", message: nul },
+      ],
+      [
+        { ...inbound(number, from, "Hello"), "Extra\u0000": "x" },
+        { path: "/body/Extra\u0000", message: `Field name: ${nul}` },
+      ],
+    ];
+    for (const [fields, issue] of cases) {
+      const res = await post(fields);
+      expect([res.status, res.body]).toEqual([
+        400,
+        { _tag: "RequestInvalid", message: "The body does not match its schema.", issues: [issue] },
+      ]);
+    }
+    expect(await state()).toEqual(before);
   });
 });
 
