@@ -1,5 +1,6 @@
 /** Environment → one typed, frozen configuration; a bad value stops start-up with a clear line. */
 import { availableParallelism } from "node:os";
+import { isDate } from "./core/dates.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -81,6 +82,12 @@ export interface Config {
    * connections: a load balancer's health check takes it out of rotation first (SHUTDOWN_DRAIN_MS).
    */
   shutdownDrainMs: number;
+  /**
+   * The date (YYYY-MM-DD) from which the private rented sector is bound by the hazard clocks' law (PRS_IN_FORCE_FROM):
+   * a private agency's clocks are statutory for hazards it became aware of from 00:00 London that day. Unset: null
+   * (no commencement date set in law yet; every private agency's clocks are policy).
+   */
+  prsInForceFrom: string | null;
 }
 
 /** A configuration value that cannot be used. */
@@ -142,6 +149,13 @@ function delays(env: Record<string, string | undefined>, name: string, fallback:
   return Object.freeze(values);
 }
 
+function date(env: Record<string, string | undefined>, name: string) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return null;
+  if (!isDate(raw)) throw new ConfigError(`${name} must be a date YYYY-MM-DD, not "${raw}"`);
+  return raw;
+}
+
 /** Reads the configuration from an environment (process.env by default). */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
   const logLevel = (env.LOG_LEVEL || "info") as LogLevel;
@@ -191,5 +205,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookHandoffMs: int(env, "WEBHOOK_HANDOFF_MS", 250, 0, 10_000),
     webhookRetryDelays: delays(env, "WEBHOOK_RETRY_DELAYS", [5, 300, 1800, 7200, 18000, 36000, 36000]),
     shutdownDrainMs: int(env, "SHUTDOWN_DRAIN_MS", 5000, 0, 600_000),
+    prsInForceFrom: date(env, "PRS_IN_FORCE_FROM"),
   });
 }

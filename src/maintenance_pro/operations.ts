@@ -28,10 +28,18 @@ const hazardRules =
   `The hazard clocks follow Awaab's Law (policyVersion \`${hazardPolicyVersion}\`). For social ` +
   `landlords it applies from 27 October 2025: emergency hazards are made safe within 24 hours, and significant ` +
   `hazards are investigated within 10 working days. For the private rented sector no commencement date is set ` +
-  `yet, so \`prsInForceFrom\` is \`null\`; it will carry the date once one is set in law.`;
+  "in law yet: `prsInForceFrom` is the date the service's operator sets for it (`PRS_IN_FORCE_FROM`, the same in " +
+  "every workspace), `null` while none is set. A private agency's clocks are statutory for hazards it became " +
+  "aware of from 00:00 London on that date, and the agency's policy (the same periods) before it or while it is " +
+  "`null`.";
 
-function settingsOf(row: HazardRow) {
-  return { regime: row.regime, revision: row.revision, policyVersion: hazardPolicyVersion, prsInForceFrom: null };
+function settingsOf(row: HazardRow, config: { prsInForceFrom: string | null }) {
+  return {
+    regime: row.regime,
+    revision: row.revision,
+    policyVersion: hazardPolicyVersion,
+    prsInForceFrom: config.prsInForceFrom,
+  };
 }
 
 /** Chooses social landlord or private agency rules for the hazard clocks. */
@@ -57,13 +65,13 @@ export const updateHazardSettings = operation({
   body: HazardSettingsUpdate,
   response: HazardSettings,
   errors: [RevisionConflict],
-  run: ({ db, principal, body, requestId }) =>
+  run: ({ app, db, principal, body, requestId }) =>
     db.begin(async (tx) => {
       const current = await lockHazardSettings(tx, principal.workspaceId);
       if (current.revision !== body.expectedRevision) {
         throw new RevisionConflict({ expectedRevision: body.expectedRevision, currentRevision: current.revision });
       }
-      if (current.regime === body.regime) return settingsOf(current);
+      if (current.regime === body.regime) return settingsOf(current, app.config);
       const updated = await setHazardRegime(tx, principal.workspaceId, body.regime);
       await recordActivity(tx, {
         workspaceId: principal.workspaceId,
@@ -73,7 +81,7 @@ export const updateHazardSettings = operation({
         subjectId: principal.workspaceId,
         detail: { from: current.regime, to: updated.regime, revision: updated.revision },
       });
-      const settings = settingsOf(updated);
+      const settings = settingsOf(updated, app.config);
       await recordEvent(tx, hazardSettingsUpdated, {
         workspaceId: principal.workspaceId,
         subjectId: principal.workspaceId,
@@ -97,7 +105,7 @@ export const hazardSettings = operation({
     `revision: 0}\`.\n\n${hazardRules}`,
   response: HazardSettings,
   conditional: true,
-  run: async ({ db, principal }) => settingsOf(await hazardSettingsRow(db, principal.workspaceId)),
+  run: async ({ app, db, principal }) => settingsOf(await hazardSettingsRow(db, principal.workspaceId), app.config),
 });
 
 /** Invites a landlord to the portal. */

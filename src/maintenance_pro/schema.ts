@@ -25,8 +25,9 @@ export const HazardSettings = Strict(
     prsInForceFrom: Nullable({
       ...DateOn,
       description:
-        "The date Awaab's Law starts to apply to the private rented sector; `null` while no commencement date is " +
-        "set in law.",
+        "The date Awaab's Law starts to apply to the private rented sector, as the service's operator sets it " +
+        "(`PRS_IN_FORCE_FROM`, the same for every workspace); `null` while none is set (no commencement date is set " +
+        "in law yet).",
     }),
   },
   { title: "HazardSettings" },

@@ -2,6 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { allScopes } from "../../src/core/groups.ts";
+import { buildApp } from "../../src/app.ts";
+import { ConfigError, loadConfig } from "../../src/config.ts";
 
 const h = await harness();
 const db = h.database.db;
@@ -166,5 +168,40 @@ describe("changing hazard settings", () => {
     const b = await h.workspace();
     await h.request("PUT", path, { key: a.key, body: { expectedRevision: 0, regime: "social" } });
     expect((await h.request("GET", path, { key: b.key })).body).toMatchObject({ regime: "private", revision: 0 });
+  });
+});
+
+describe("the private rented sector's date (PRS_IN_FORCE_FROM)", () => {
+  test("unset or empty is null; a date is taken; anything else stops start-up with a configuration error", () => {
+    expect(loadConfig({}).prsInForceFrom).toBeNull();
+    expect(loadConfig({ PRS_IN_FORCE_FROM: "" }).prsInForceFrom).toBeNull();
+    expect(loadConfig({ PRS_IN_FORCE_FROM: "2027-04-01" }).prsInForceFrom).toBe("2027-04-01");
+    for (const value of ["1 April 2027", "2027-02-30", "2027-04-01T00:00:00Z"]) {
+      expect(() => loadConfig({ PRS_IN_FORCE_FROM: value })).toThrow(
+        new ConfigError(`PRS_IN_FORCE_FROM must be a date YYYY-MM-DD, not "${value}"`),
+      );
+    }
+  });
+
+  test("every workspace's hazard settings show the operator's date, read and written alike", async () => {
+    const app = buildApp({ ...h.ctx, config: { ...h.ctx.config, prsInForceFrom: "2027-04-01" } });
+    const ask = async (ws: { key: string }, method: string, body?: unknown) => {
+      const res = await app.handle(
+        new Request(`http://localhost${path}`, {
+          method,
+          headers: { "x-api-key": ws.key, "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
+      return res.json();
+    };
+    for (const ws of [await h.workspace(), await h.workspace()]) {
+      expect(await ask(ws, "GET")).toMatchObject({ regime: "private", prsInForceFrom: "2027-04-01" });
+      expect(await ask(ws, "PUT", { expectedRevision: 0, regime: "social" })).toMatchObject({
+        regime: "social",
+        revision: 1,
+        prsInForceFrom: "2027-04-01",
+      });
+    }
   });
 });
