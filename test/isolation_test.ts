@@ -25,6 +25,24 @@ const [{ id: victim }] = await db<[{ id: string }]>`select id from workspaces wh
 const victimKey = (
   await createApiKey(db, { workspace: "demo", name: "victim", scopes: [...allScopes], expiresInDays: 7 })
 ).key;
+// A repair the victim reported on one of its tenancies, so that list filters by tenancy find rows of the victim.
+{
+  const [t] = await db<[{ id: string; unitId: string; propertyId: string }]>`
+    select t.id, t.unit_id, u.property_id from tenancies t join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id
+    where t.workspace_id = ${victim} order by t.id limit 1`;
+  const res = await h.request("POST", "/maintenance-pro/repairs", {
+    key: victimKey,
+    body: {
+      propertyId: t.propertyId,
+      tenancyId: t.id,
+      title: "The victim's repair",
+      category: "leak",
+      reporter: { kind: "staff" },
+      channel: "phone",
+    },
+  });
+  if (res.status !== 201) throw new Error(`the victim's repair was refused: ${res.text}`);
+}
 const victimIds = await idsOfWorkspace(db, victim);
 const one = async (rows: Promise<{ id: string }[]>) => (await rows)[0]!.id;
 
@@ -51,6 +69,7 @@ function comparable(res: TestResponse, sent: string) {
     if (value === sent) return "<the id sent>";
     if (typeof value === "string" && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(value)) return "<minted id>";
     if (typeof value === "string" && /^\d{4}-\d\d-\d\dT/.test(value)) return "<instant>";
+    if (typeof value === "string" && /^R-\d+$/.test(value)) return "<minted reference>";
     if (Array.isArray(value)) return value.map(mask);
     if (value && typeof value === "object")
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v)]));
@@ -124,6 +143,26 @@ describe("another workspace's ids in the path", () => {
       notFound: "SmsThreadNotFound",
       body: { body: "Hello from another workspace" },
     },
+    ...Object.fromEntries(
+      [
+        ["maintenancePro.repair", undefined],
+        ["maintenancePro.triageRepair", { expectedRevision: 1, hazard: "none" }],
+        [
+          "maintenancePro.recordRepairMilestone",
+          { expectedRevision: 1, kind: "made_safe", at: "2026-01-01T00:00:00Z" },
+        ],
+        ["maintenancePro.recordAccessAttempt", { at: "2026-01-01T00:00:00Z", outcome: "granted" }],
+        ["maintenancePro.cancelRepair", { reason: "Not ours" }],
+      ].map(([id, body]) => [
+        id,
+        {
+          param: "id",
+          notFound: "RepairNotFound",
+          victimId: () => one(db`select id from repairs where workspace_id = ${victim} order by id limit 1`),
+          body,
+        },
+      ]),
+    ),
     "telephony.smsMessages": {
       param: "id",
       victimId: () => one(db`select id from sms_threads where workspace_id = ${victim} limit 1`),
@@ -189,6 +228,8 @@ const ids = async (rows: Promise<{ id: string }[]>) => (await rows).map((r) => r
  */
 const victimIdsOf: Record<string, (op: Operation) => Promise<string[]>> = {
   propertyId: () => ids(db`select id from properties where workspace_id = ${victim} order by id`),
+  unitId: () => ids(db`select id from units where workspace_id = ${victim} order by id`),
+  tenancyId: () => ids(db`select id from tenancies where workspace_id = ${victim} order by id`),
   staffId: () => ids(db`select id from users where workspace_id = ${victim} order by id`),
   contactId: () => ids(db`select id from contacts where workspace_id = ${victim} order by id`),
   // A requestId the victim used for this very operation: the intruder's request must neither replay nor refuse it.
@@ -214,6 +255,15 @@ const victimIdsOf: Record<string, (op: Operation) => Promise<string[]>> = {
 const inputOf: Record<string, () => Promise<Input>> = {
   "calendar.agenda": async () => ({ query: { from: window.from, to: window.to } }),
   "contacts.createCompany": async () => ({ body: { name: "Intruder Holdings Ltd" } }),
+  "maintenancePro.reportRepair": async () => ({
+    body: {
+      propertyId: await h.rows(intruder).property(),
+      title: "A leak",
+      category: "leak",
+      reporter: { kind: "tenant" },
+      channel: "phone",
+    },
+  }),
   "telephony.sendSms": async () => ({
     params: { id: await insertThread(db, intruder.id, { address: "+447700900777" }) },
     body: { body: "Hello" },
@@ -229,6 +279,16 @@ async function withId(field: IdField, id: string): Promise<Input> {
 }
 
 const label = (f: IdField) => `${f.op.id} ${f.where}.${f.name}`;
+
+/**
+ * Fields whose id must name a record of the caller's workspace: the victim's id is refused exactly as an unknown one
+ * (this status); every other field's request is answered.
+ */
+const refusedAs: Record<string, number> = {
+  "maintenancePro.reportRepair body.propertyId": 404,
+  "maintenancePro.reportRepair body.unitId": 400,
+  "maintenancePro.reportRepair body.tenancyId": 400,
+};
 
 /** The victim's id to send in a field: for a read, the first that finds rows when the victim itself asks. */
 async function victimIdFor(field: IdField): Promise<string> {
@@ -265,7 +325,8 @@ describe("another workspace's ids in the query or the body", () => {
     "%s: the victim's id answers as an unknown id, with none of its rows, and changes nothing",
     async (_label, field) => {
       const res = await expectAsUnknown(field.op, await victimIdFor(field), (id) => withId(field, id));
-      expect(res.status).toBeLessThan(300);
+      if (refusedAs[label(field)]) expect(res.status).toBe(refusedAs[label(field)]!);
+      else expect(res.status).toBeLessThan(300);
     },
   );
 });

@@ -74,3 +74,87 @@ export class PortalAccessNotFound extends TaggedError(
   { contactId: Type.String() },
   "The contact has no portal access to revoke. Nothing was written.",
 ) {}
+
+/** 404: no such property in the caller's workspace. */
+export class PropertyNotFound extends TaggedError(
+  "PropertyNotFound",
+  404,
+  { propertyId: Type.String() },
+  "No property with this id in the workspace. Nothing was written.",
+) {}
+/** 404: no such repair in the caller's workspace. */
+export class RepairNotFound extends TaggedError(
+  "RepairNotFound",
+  404,
+  { repairId: Type.String() },
+  "No repair with this id in the workspace. Nothing was written.",
+) {}
+/** Why a repair's value was refused. */
+export const RepairRejectedReason = Type.Union(
+  [
+    Type.Literal("unit_not_in_property"),
+    Type.Literal("tenancy_not_in_unit"),
+    Type.Literal("contact_unknown"),
+    Type.Literal("aware_in_future"),
+    Type.Literal("at_in_future"),
+    Type.Literal("before_aware"),
+    Type.Literal("before_investigation"),
+  ],
+  {
+    description:
+      "`unit_not_in_property`: the unit is unknown or of another property. `tenancy_not_in_unit`: the tenancy is " +
+      "unknown or of another unit. `contact_unknown`: no such contact. `aware_in_future`, `at_in_future`: more than " +
+      "60 s ahead. `before_aware`: before the repair's awareAt. `before_investigation`: before the `investigated` " +
+      "milestone's `at`.",
+  },
+);
+/** 400: a value of the body breaks a rule of the repair (its schema is fine). */
+export class RepairRejected extends TaggedError(
+  "RepairRejected",
+  400,
+  { reason: RepairRejectedReason, field: Type.String() },
+  "A value of the body breaks a rule of repairs; `field` names it (`unitId`, `tenancyId`, `reporter.contactId`, " +
+    "`awareAt`, `at`). Nothing was written.",
+) {}
+/** 409: the repair is completed or cancelled. */
+export class RepairClosed extends TaggedError(
+  "RepairClosed",
+  409,
+  { repairId: Type.String(), status: Type.Union([Type.Literal("completed"), Type.Literal("cancelled")]) },
+  "The repair is `completed` or `cancelled`: both are final. Nothing was written.",
+) {}
+/** 409: the repair cannot be triaged in its status. */
+export class RepairNotTriageable extends TaggedError(
+  "RepairNotTriageable",
+  409,
+  { repairId: Type.String(), status: Type.Union([Type.String(), Type.Null()]) },
+  "Triage is allowed while the repair is `reported` or `triaged`: it is `in_progress`, or a legacy record (its " +
+    "imported status is none of the five). Nothing was written.",
+) {}
+/** 409: milestones need a triaged repair. */
+export class RepairNotTriaged extends TaggedError(
+  "RepairNotTriaged",
+  409,
+  { repairId: Type.String() },
+  "Milestones need a triaged repair: this one is `reported`, or a legacy record. Nothing was written.",
+) {}
+/** 409: a milestone of this kind is recorded already. */
+export class MilestoneRecorded extends TaggedError(
+  "MilestoneRecorded",
+  409,
+  { repairId: Type.String(), kind: Type.String() },
+  "Each milestone kind is recorded at most once, and this one is recorded already. Nothing was written.",
+) {}
+/** 409: the milestone needs another first. */
+export class MilestoneOutOfOrder extends TaggedError(
+  "MilestoneOutOfOrder",
+  409,
+  {
+    repairId: Type.String(),
+    kind: Type.String(),
+    requires: Type.Union([Type.Literal("investigated"), Type.Literal("hazard_confirmed")]),
+  },
+  "`summary_sent` needs `investigated` first; `safety_work_started` and `preventative_work_started` need " +
+    "`investigated` with `hazard_confirmed`. `requires` is `investigated` when there is no investigation yet, " +
+    "`hazard_confirmed` when it found no hazard. Nothing was written.",
+) {}

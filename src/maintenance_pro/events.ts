@@ -1,5 +1,6 @@
-/** The events of the maintenance-pro group: what happens to a landlord's portal access. */
+/** The events of the maintenance-pro group: a landlord's portal access, the hazard settings, and repairs. */
 import { eventType } from "../events/event_type.ts";
+import { Repair } from "./repair_schema.ts";
 import { HazardSettings, LandlordPortalAccess } from "./schema.ts";
 
 /** The landlord accepted an invitation: the access is `active`. */
@@ -42,10 +43,64 @@ export const portalAccessInvited = eventType({
     "the portal access record as the invitation answered it.",
 });
 
+const repairData =
+  "`subject.id` is the repair's id; `data` is the repair as the operation answered it, its clocks computed at that " +
+  "moment.";
+
+/** A repair was reported; data is the repair. */
+export const repairReported = eventType({
+  name: "repair.reported",
+  subjectKind: "repair",
+  data: Repair,
+  description: `A repair was reported (\`POST /maintenance-pro/repairs\`; a replay records nothing). ${repairData}`,
+});
+
+/** A repair was triaged (at its report too, when the report gave its hazard); data is the repair. */
+export const repairTriaged = eventType({
+  name: "repair.triaged",
+  subjectKind: "repair",
+  data: Repair,
+  description:
+    "A repair was triaged or triaged again (its clocks replaced), or reported with its hazard: then " +
+    `\`repair.reported\` comes first, in the same transaction. ${repairData}`,
+});
+
+/** A milestone was recorded on a repair; data is the repair. */
+export const repairMilestoneRecorded = eventType({
+  name: "repair.milestone_recorded",
+  subjectKind: "repair",
+  data: Repair,
+  description:
+    "A milestone was recorded on a repair: the newest entry of `milestones` by `recordedAt` (a `completed` one " +
+    `made the repair \`completed\`). ${repairData}`,
+});
+
+/** An access attempt was recorded on a repair; data is the repair. */
+export const repairAccessAttemptRecorded = eventType({
+  name: "repair.access_attempt_recorded",
+  subjectKind: "repair",
+  data: Repair,
+  description:
+    "An access attempt was recorded on a repair: the newest entry of `accessAttempts` by `recordedAt`. " + repairData,
+});
+
+/** A repair was cancelled; data is the repair. */
+export const repairCancelled = eventType({
+  name: "repair.cancelled",
+  subjectKind: "repair",
+  data: Repair,
+  description: `A repair was cancelled (cancelling one already cancelled records nothing). ${repairData}`,
+});
+
 /** Every event type of the group. */
 export const maintenanceProEvents = [
   portalAccessAccepted,
   portalAccessRevoked,
   hazardSettingsUpdated,
   portalAccessInvited,
+  repairReported,
+  repairTriaged,
+  repairMilestoneRecorded,
+  repairAccessAttemptRecorded,
+  repairCancelled,
 ];

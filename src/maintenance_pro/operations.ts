@@ -11,6 +11,7 @@ import { recordEvent, keyActor } from "../events/record.ts";
 import { ContactNotFound, InviteBlocked, PortalAccessActive } from "./errors.ts";
 import { hazardSettingsUpdated, portalAccessInvited } from "./events.ts";
 import { decideInvite } from "./invite_rules.ts";
+import { repairOperations } from "./repair_operations.ts";
 import { ensureInviteEmailQueue, type InviteEmailJob } from "./invite_email_worker.ts";
 import {
   hazardSettingsRow,
@@ -203,4 +204,4 @@ export const inviteLandlord = operation({
 });
 
 /** Every operation of the group. */
-export const operations = [hazardSettings, updateHazardSettings, inviteLandlord];
+export const operations = [hazardSettings, updateHazardSettings, inviteLandlord, ...repairOperations];

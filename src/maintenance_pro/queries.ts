@@ -1,5 +1,10 @@
-/** The maintenance-pro group's SQL: hazard settings, landlord portal access, invitations and their email ledger. */
+/**
+ * The maintenance-pro group's SQL: hazard settings, repairs, landlord portal access, invitations and their email
+ * ledger.
+ */
+import type postgres from "postgres";
 import type { Db, Tx } from "../core/db.ts";
+import type { Repair, RepairAccessAttempt, RepairMilestone } from "./repair_schema.ts";
 import { invitationLifetimeDays } from "./invitation_token.ts";
 
 /** The stored hazard settings of a workspace. */
@@ -36,6 +41,165 @@ export async function setHazardRegime(tx: Tx, workspaceId: string, regime: Hazar
     where workspace_id = ${workspaceId}
     returning regime, revision`;
   return row!;
+}
+
+/** A repair row in the answer's shape, without its clocks (computed by clocks.ts when answering). */
+export type RepairRow = Omit<Repair, "clocks">;
+
+/** A repair's columns in the answer's shape (`r` is the repairs row). */
+function repairColumns(db: Db | Tx) {
+  return db`
+    r.id, r.reference, r.property_id, r.unit_id, r.tenancy_id, r.title, r.description, r.location, r.category,
+    case when r.reporter_kind is null then null
+         else json_build_object('kind', r.reporter_kind, 'contactId', r.reporter_contact_id, 'name', r.reporter_name)
+    end as reporter,
+    r.channel, iso(r.aware_at) as aware_at, r.status, r.hazard, r.hhsrs_hazard, r.regime, r.policy_version,
+    iso(r.triaged_at) as triaged_at, r.triaged_by_user_id, r.milestones, r.triage_note, r.access_attempts,
+    r.cancel_reason, iso(r.cancelled_at) as cancelled_at, r.revision, iso(r.created_at) as created_at,
+    iso(r.updated_at) as updated_at`;
+}
+
+/** A repair of the workspace, or undefined. */
+export async function repairRow(db: Db | Tx, workspaceId: string, id: string): Promise<RepairRow | undefined> {
+  const [row] = await db<RepairRow[]>`
+    select ${repairColumns(db)} from repairs r where r.workspace_id = ${workspaceId} and r.id = ${id}`;
+  return row;
+}
+
+/** A repair of the workspace, locked until the transaction ends (its writes run one at a time), or undefined. */
+export async function lockRepair(tx: Tx, workspaceId: string, id: string): Promise<RepairRow | undefined> {
+  const [row] = await tx<RepairRow[]>`
+    select ${repairColumns(tx)} from repairs r where r.workspace_id = ${workspaceId} and r.id = ${id}
+    for no key update`;
+  return row;
+}
+
+/** What a report names, as found in the workspace, with the hazard settings a triage at once would take. */
+export interface ReportTargets {
+  property: boolean;
+  /** The unit's property, or null when the unit is unknown (or none was named). */
+  unitPropertyId: string | null;
+  /** The tenancy's unit, or null when the tenancy is unknown (or none was named). */
+  tenancyUnitId: string | null;
+  /** The property of the tenancy's unit. */
+  tenancyPropertyId: string | null;
+  contact: boolean;
+  regime: "private" | "social";
+}
+
+/** Looks up a report's property, unit, tenancy and reporter contact, and the workspace's regime, in one statement. */
+export async function reportTargets(
+  db: Db | Tx,
+  workspaceId: string,
+  ids: { propertyId: string; unitId: string | null; tenancyId: string | null; contactId: string | null },
+): Promise<ReportTargets> {
+  const [row] = await db<ReportTargets[]>`
+    select
+      exists (select 1 from properties where workspace_id = ${workspaceId} and id = ${ids.propertyId}) as property,
+      (select property_id from units where workspace_id = ${workspaceId} and id = ${ids.unitId}) as unit_property_id,
+      t.unit_id as tenancy_unit_id, u.property_id as tenancy_property_id,
+      exists (select 1 from contacts where workspace_id = ${workspaceId} and id = ${ids.contactId}) as contact,
+      coalesce((select regime from hazard_settings where workspace_id = ${workspaceId}), 'private') as regime
+    from (select 1) as one
+    left join tenancies t on t.workspace_id = ${workspaceId} and t.id = ${ids.tenancyId}
+    left join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id`;
+  return row!;
+}
+
+/** A new repair's stored fields (its id, reference, revision and timestamps are made by insertRepair). */
+export interface NewRepair {
+  workspaceId: string;
+  id: string;
+  propertyId: string;
+  unitId: string | null;
+  tenancyId: string | null;
+  title: string;
+  description: string | null;
+  location: string | null;
+  category: string;
+  reporter: { kind: string; contactId: string | null; name: string | null };
+  channel: string;
+  awareAt: string;
+  status: "reported" | "triaged";
+  hazard: string | null;
+  hhsrsHazard: string | null;
+  regime: string | null;
+  policyVersion: string | null;
+  triagedAt: string | null;
+  triagedByUserId: string | null;
+  openDueAt: string | null;
+  openDueLastAt: string | null;
+  createdAt: string;
+}
+
+/**
+ * Inserts a repair with the workspace's next reference, `R-<n>`. The number is taken by an update of the workspace's
+ * counter row in the caller's transaction: it is taken only if the transaction commits, and concurrent creations
+ * wait for each other there, so references never skip or repeat. Call it last before committing (the row stays
+ * locked until then).
+ */
+export async function insertRepair(tx: Tx, r: NewRepair): Promise<RepairRow> {
+  const [row] = await tx<RepairRow[]>`
+    with counted as (
+      insert into repair_references as c (workspace_id, last) values (${r.workspaceId}, 1)
+      on conflict (workspace_id) do update set last = c.last + 1
+      returning last
+    ), r as (
+      insert into repairs (
+        workspace_id, id, reference, status, property_id, unit_id, tenancy_id, title, description, location, category,
+        reporter_kind, reporter_contact_id, reporter_name, channel, aware_at, hazard, hhsrs_hazard, regime,
+        policy_version, triaged_at, triaged_by_user_id, revision, created_at, updated_at, open_due_at, open_due_last_at)
+      select ${r.workspaceId}, ${r.id}, 'R-' || counted.last, ${r.status}, ${r.propertyId}, ${r.unitId}, ${r.tenancyId},
+        ${r.title}, ${r.description}, ${r.location}, ${r.category}, ${r.reporter.kind}, ${r.reporter.contactId},
+        ${r.reporter.name}, ${r.channel}, ${r.awareAt}, ${r.hazard}, ${r.hhsrsHazard}, ${r.regime}, ${r.policyVersion},
+        ${r.triagedAt}, ${r.triagedByUserId}, 1, ${r.createdAt}, ${r.createdAt}, ${r.openDueAt}, ${r.openDueLastAt}
+      from counted
+      returning *
+    )
+    select ${repairColumns(tx)} from r`;
+  return row!;
+}
+
+/** The stored fields a write of a repair changes (every write sets updatedAt and the open dues). */
+export interface RepairChanges {
+  status?: string;
+  hazard?: string;
+  hhsrsHazard?: string | null;
+  regime?: string;
+  policyVersion?: string;
+  triagedAt?: string;
+  triagedByUserId?: string;
+  triageNote?: string | null;
+  milestones?: RepairMilestone[];
+  accessAttempts?: RepairAccessAttempt[];
+  cancelReason?: string;
+  cancelledAt?: string;
+  openDueAt: string | null;
+  openDueLastAt: string | null;
+  updatedAt: string;
+}
+
+/**
+ * Writes changes to a repair at `revision` and moves its revision up by one; undefined when the repair is not at
+ * that revision any more (another write came first).
+ */
+export async function updateRepair(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+  revision: number,
+  changes: RepairChanges,
+): Promise<RepairRow | undefined> {
+  const values: Record<string, postgres.ParameterOrJSON<never>> = {};
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    values[name] = name === "milestones" || name === "accessAttempts" ? tx.json(value as never) : value;
+  }
+  const [row] = await tx<RepairRow[]>`
+    update repairs r set ${tx(values, Object.keys(values))}, revision = r.revision + 1
+    where r.workspace_id = ${workspaceId} and r.id = ${id} and r.revision = ${revision}
+    returning ${repairColumns(tx)}`;
+  return row;
 }
 
 /** A contact as the invitation rules see it, with its access and the properties it owns. */
