@@ -45,14 +45,20 @@ export interface SmsReceipt {
   to: string;
 }
 
+/** Where a webhook's handling notes the workspace as soon as it is known (for its request log line). */
+export interface Found {
+  workspaceId?: string;
+}
+
 /**
  * Stores an inbound message, in one transaction: the delivery is claimed (a second one is WebhookDuplicate), the
  * thread found or opened, the message stored and the thread moved; an opt-out keyword stops the thread and fails
  * its queued messages, an opt-in keyword clears it; the events are recorded. Returns the message id.
  */
-export async function receiveSms(db: Db, sms: InboundSms, requestId: string): Promise<string> {
+export async function receiveSms(db: Db, sms: InboundSms, requestId: string, found: Found = {}): Promise<string> {
   const workspaceId = await workspaceOfNumber(db, sms.to);
   if (!workspaceId) throw new WebhookUnroutable({ integration, reason: "To is not a number of this service" });
+  found.workspaceId = workspaceId;
   return db.begin(async (tx) => {
     if (!(await claimDelivery(tx, { integration, externalId: sms.messageSid, workspaceId }))) {
       throw new WebhookDuplicate({ integration, externalId: sms.messageSid });
@@ -96,7 +102,12 @@ export async function receiveSms(db: Db, sms: InboundSms, requestId: string): Pr
  * whose provider id is not recorded yet) and moved if the status is ahead of its own. A receipt behind it is
  * accepted and changes nothing.
  */
-export async function applySmsReceipt(db: Db, receipt: SmsReceipt, requestId: string): Promise<void> {
+export async function applySmsReceipt(
+  db: Db,
+  receipt: SmsReceipt,
+  requestId: string,
+  found: Found = {},
+): Promise<void> {
   const externalId = `${receipt.messageSid}:${receipt.providerStatus}`;
   await db.begin(async (tx) => {
     if (!(await claimDelivery(tx, { integration, externalId, workspaceId: null }))) {
@@ -110,6 +121,7 @@ export async function applySmsReceipt(db: Db, receipt: SmsReceipt, requestId: st
     if (!message) {
       throw new WebhookUnroutable({ integration, reason: "MessageSid is not a message this service sent" });
     }
+    found.workspaceId = message.workspaceId;
     if (!movesForward(message.status, receipt.status)) return;
     await applyReceipt(tx, { workspaceId: message.workspaceId, id: message.id, ...receipt });
     await recordStatusChanged(tx, message.workspaceId, message.id, requestId, actor);

@@ -48,11 +48,11 @@ async function receive(req: PublicRequest): Promise<void> {
     if (!status) throw unroutable("MessageStatus is not one this service knows");
     const { messageSid, messageStatus, errorCode, from, to } = post;
     const receipt = { messageSid, providerStatus: messageStatus, status, errorCode, from, to };
-    await applySmsReceipt(req.app.db, receipt, req.requestId);
+    await applySmsReceipt(req.app.db, receipt, req.requestId, req.logged);
     return;
   }
   if (post.body.length > 1600) throw unroutable("Body is longer than 1600 characters");
-  await receiveSms(req.app.db, post, req.requestId);
+  await receiveSms(req.app.db, post, req.requestId, req.logged);
 }
 
 const form = (description: string, shape: { pattern?: string; enum?: string[] } = {}) => ({

@@ -234,6 +234,30 @@ describe("refusals", () => {
     ]);
   });
 
+  test("a request line names the workspace once the post was routed to one, a duplicate too", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const quiet = () => {};
+    const log = {
+      debug: quiet,
+      warn: quiet,
+      error: quiet,
+      info: (msg: string, f?: object) => lines.push({ msg, ...f }),
+    };
+    const logged = buildApp({ ...h.ctx, log, config });
+    const { ws, number } = await workspaceWithNumber();
+    const fields = inbound(number, "+447700900316", "Hello");
+    expect((await post(fields, { to: logged })).status).toBe(200);
+    expect((await post(fields, { to: logged })).status).toBe(409);
+    expect((await post(inbound("+441174969997", "+447700900316", "Hi"), { to: logged })).status).toBe(400);
+    const requests = lines
+      .filter((l) => l.msg === "request")
+      .map(({ status, error, workspaceId }) => ({ status, error, workspaceId }));
+    expect(requests).toEqual([
+      { status: 200, error: undefined, workspaceId: ws.id },
+      { status: 409, error: "WebhookDuplicate", workspaceId: ws.id },
+      { status: 400, error: "WebhookUnroutable", workspaceId: null },
+    ]);
+  });
   test("each is tagged and changes nothing", async () => {
     const { ws, number } = await workspaceWithNumber();
     const accepted = inbound(number, "+447700900304", "First");
