@@ -17,10 +17,11 @@ describe.each(operations.map((op) => [op.id, op] as const))("%s", (_id, op) => {
   const path = pathOf(op);
   const body = op.method === "GET" ? undefined : {};
 
-  test("no key is Unauthenticated", async () => {
+  test("no key is Unauthenticated, with a challenge naming the x-api-key header", async () => {
     const res = await h.request(op.method, path, { body });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ _tag: "Unauthenticated" });
+    expect(res.headers.get("www-authenticate")).toBe('ApiKey header="x-api-key"');
   });
 
   test("a bearer token in place of a key is Unauthenticated and spends nothing", async () => {
@@ -35,6 +36,7 @@ describe.each(operations.map((op) => [op.id, op] as const))("%s", (_id, op) => {
       const res = await h.request(op.method, path, { key, body });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ _tag: "ApiKeyRejected" });
+      expect(res.headers.get("www-authenticate")).toBe('ApiKey header="x-api-key"');
     }
   });
 

@@ -79,13 +79,22 @@ export class UnknownIntegration extends TaggedError("UnknownIntegration", 400, {
 export class WebhookUnroutable extends TaggedError("WebhookUnroutable", 400, { integration: S, reason: S }) {}
 /** 400: no exchange rate for that day. */
 export class RateUnavailable extends TaggedError("RateUnavailable", 400, { base: S, quote: S, on: S }) {}
+/**
+ * The challenge of a key's 401 (RFC 9110 §15.5.2 asks for one): the key goes in the x-api-key header. It names no
+ * `resource_metadata` and is not `Bearer`, so nothing in it points an MCP client at OAuth discovery.
+ */
+export const keyChallenge = { "www-authenticate": 'ApiKey header="x-api-key"' };
+
 /** 401: no x-api-key header (a bearer token is never accepted in its place). */
 export class Unauthenticated extends TaggedError(
   "Unauthenticated",
   401,
   {},
-  "No `x-api-key` header was sent. A bearer token is refused the same way.",
-) {}
+  "No `x-api-key` header was sent. A bearer token is refused the same way. The answer carries " +
+    '`WWW-Authenticate: ApiKey header="x-api-key"`.',
+) {
+  override headers = { ...keyChallenge };
+}
 /** 401: a webhook's signature was refused. */
 export class WebhookRejected extends TaggedError("WebhookRejected", 401, { integration: S, reason: S }) {}
 /** 401: the key is malformed, unknown, revoked or expired (indistinguishably). */
@@ -93,8 +102,11 @@ export class ApiKeyRejected extends TaggedError(
   "ApiKeyRejected",
   401,
   {},
-  "The key is malformed, unknown, revoked or past its expiry; the answer does not say which.",
-) {}
+  "The key is malformed, unknown, revoked or past its expiry; the answer does not say which. It carries " +
+    '`WWW-Authenticate: ApiKey header="x-api-key"`.',
+) {
+  override headers = { ...keyChallenge };
+}
 /** 402: the workspace is suspended. */
 export class TenantSuspended extends TaggedError("TenantSuspended", 402, { tenantId: S, reason: S }) {}
 /** 403: the workspace lacks the module the group needs. */

@@ -24,13 +24,6 @@ import { toolsOf } from "./tools.ts";
 export const messageLimit = 2 * bodyLimit;
 
 /**
- * The challenge of a 401 (RFC 9110 §15.5.2 asks for one): the key goes in the x-api-key header. It names no
- * `resource_metadata` and is not `Bearer`, so nothing in it points an MCP client at OAuth discovery (the Inspector
- * CLI 2.12 still takes any 401 for OAuth: test/mcp/inspector_test.ts).
- */
-export const keyChallenge = { "www-authenticate": 'ApiKey header="x-api-key"' };
-
-/**
  * The checks of CONTRACT.md §2 a message is refused on before the SDK reads it, after the key's (checks 1, 2):
  * a tools/list is refused as a whole on X-Tenant, suspension and the budget (checks 3 to 5), like a REST request;
  * a tools/call answers those as a tool error instead (its result is the operation's answer); any other message
@@ -122,7 +115,7 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
     try {
       found = await checkKey(app, apiKey);
     } catch (error) {
-      if (error instanceof AppError) return errorResponse(error, requestId, keyChallenge);
+      if (error instanceof AppError) return errorResponse(error, requestId);
       throw error;
     }
     seen.keyId = found.principal.keyId;
