@@ -60,7 +60,8 @@ export const listEvents = operation({
     Link: {
       description:
         'Always present: `<absolute URL>; rel="next"`, the request\'s query with a `cursor` after the last event ' +
-        "listed (or the same cursor when the page is empty). Follow it as it is.",
+        "listed (or the same cursor when the page is empty), on `PUBLIC_BASE_URL` when the operator set it (else " +
+        "on the address the request was sent to). Follow it as it is.",
     },
   },
   run: async ({ db, principal, query, url }) => {
