@@ -202,6 +202,51 @@ export async function updateRepair(
   return row;
 }
 
+/** The list's filters and position (the sort key of the last repair of the previous page). */
+export interface RepairsPageQuery {
+  workspaceId: string;
+  status?: string;
+  propertyId?: string;
+  tenancyId?: string;
+  clock?: "running" | "breached" | "open";
+  dueBefore?: string;
+  now: string;
+  after?: { due: string | null; createdAt: string; id: string };
+  take: number;
+}
+
+/** A page of the list: repairs with their sort keys as Postgres prints them (`sortDue` null: no open clock). */
+export type RepairsPageRow = RepairRow & { sortDue: string | null; sortCreatedAt: string };
+
+/**
+ * Repairs in the list's order: the earliest due instant among their open clocks (none last), then createdAt, then
+ * id; each filter bounds one index's range or is checked inside it (sql/0027), so a page reads about `take` rows.
+ */
+export async function repairsPage(db: Db, q: RepairsPageQuery): Promise<RepairsPageRow[]> {
+  // The sort key, spelled exactly as the indexes have it; its parts go back in cursors as Postgres prints them.
+  const due = db`coalesce(r.open_due_at, 'infinity')`;
+  const after = q.after;
+  return db<RepairsPageRow[]>`
+    select ${repairColumns(db)}, r.open_due_at::text as sort_due, r.created_at::text as sort_created_at
+    from repairs r
+    where r.workspace_id = ${q.workspaceId}
+      ${q.status !== undefined ? db`and r.status = ${q.status}` : db``}
+      ${q.propertyId !== undefined ? db`and r.property_id = ${q.propertyId}` : db``}
+      ${q.tenancyId !== undefined ? db`and r.tenancy_id = ${q.tenancyId}` : db``}
+      ${q.clock === "open" || q.clock === "running" ? db`and ${due} < 'infinity'` : db``}
+      ${q.clock === "breached" ? db`and ${due} < ${q.now}::timestamptz` : db``}
+      ${q.clock === "running" ? db`and r.open_due_last_at >= ${q.now}::timestamptz` : db``}
+      ${q.dueBefore !== undefined ? db`and ${due} < ${q.dueBefore}::timestamptz` : db``}
+      ${
+        after
+          ? db`and (${due}, r.created_at, r.id) >
+                   (coalesce(${after.due}::timestamptz, 'infinity'), ${after.createdAt}::timestamptz, ${after.id})`
+          : db``
+      }
+    order by ${due}, r.created_at, r.id
+    limit ${q.take}`;
+}
+
 /** A contact as the invitation rules see it, with its access and the properties it owns. */
 export interface InviteTargetRow {
   contactId: string;

@@ -6,6 +6,7 @@ import type { Tx } from "../core/db.ts";
 import { RequestIdReused, RevisionConflict } from "../core/errors.ts";
 import { idempotent, type LedgerAnswer } from "../core/idempotency.ts";
 import { operation, RawJson, Reply, type AppContext } from "../core/operation.ts";
+import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
 import { Id } from "../core/schema.ts";
 import { keyActor, recordEvent } from "../events/record.ts";
 import type { EventType } from "../events/event_type.ts";
@@ -34,6 +35,7 @@ import {
   insertRepair,
   lockRepair,
   repairRow,
+  repairsPage,
   reportTargets,
   updateRepair,
   type RepairChanges,
@@ -56,6 +58,7 @@ import {
   RecordAccessAttemptBody,
   RecordMilestoneBody,
   Repair,
+  RepairsQuery,
   ReportRepairBody,
   TriageRepairBody,
   type RepairMilestone,
@@ -336,6 +339,65 @@ export const repair = operation({
   },
 });
 
+/** The repairs desk's list: what is due first. */
+export const repairs = operation({
+  id: "maintenancePro.repairs",
+  group: "maintenance-pro",
+  method: "GET",
+  path: "/maintenance-pro/repairs",
+  summary: "Repairs, what is due first.",
+  description: [
+    "The workspace's repairs in the order a repairs desk works them: by the earliest `dueAt` among the repair's " +
+      "running or breached clocks (repairs with none last), then `createdAt`, then `id`. A breached clock stays " +
+      "open: a repair with a breach keeps its place at the top, even once completed, as the breach is a fact.",
+    "Filters (all optional, combined with and): `status` (one of `reported`, `triaged`, `in_progress`, " +
+      "`completed`, `cancelled`; else 400), `propertyId`, `tenancyId`, `clock` (`running`, `breached`, or `open` " +
+      "for either: repairs with at least one clock in that state now), `dueBefore` (repairs with a running or " +
+      "breached clock whose `dueAt` is strictly before it). A filter naming an unknown property or tenancy gives " +
+      "an empty list. Unknown query parameters are refused (400).",
+    "Pages: `limit` (default 50, at most 200). When more repairs follow, the answer carries " +
+      '`Link: <…>; rel="next"`, an absolute URL repeating the query with a `cursor`; the last page has none. The ' +
+      "body stays a plain array. The cursor names a position in the order: a repair whose place changes between " +
+      "pages (a milestone meets its first clock) may be listed twice or not at all.",
+    "The order and the filters read the due instants each write stores with the repair, computed from the same " +
+      "clock rules as the answer; an operator's later load of a bank-holiday list changes the answers' `dueAt` " +
+      "at once and the stored order at the repair's next write.",
+    repairShape,
+  ].join("\n\n"),
+  query: RepairsQuery,
+  response: Type.Array(Repair, { title: "Repairs" }),
+  responseHeaders: linkHeader,
+  run: async ({ app, db, principal, query, url }) => {
+    const now = nowText();
+    const limit = query.limit ?? 50;
+    const after =
+      query.cursor === undefined
+        ? undefined
+        : decodeCursor(query.cursor, [cursorFields.instantOrNull, cursorFields.instant, cursorFields.id]);
+    const [rows, context] = await Promise.all([
+      repairsPage(db, {
+        workspaceId: principal.workspaceId,
+        status: query.status,
+        propertyId: query.propertyId,
+        tenancyId: query.tenancyId,
+        clock: query.clock,
+        dueBefore: query.dueBefore === undefined ? undefined : instantText(query.dueBefore),
+        now,
+        after: after ? { due: after[0]!, createdAt: after[1]!, id: after[2]! } : undefined,
+        take: limit + 1,
+      }),
+      clockContext(app, now),
+    ]);
+    const more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    const answer = page.map((row) => repairAnswer(row, context));
+    if (!more) return answer;
+    const last = page.at(-1)!;
+    const cursor = encodeCursor([last.sortDue, last.sortCreatedAt, last.id]);
+    return new Reply(answer, undefined, { link: nextLink(url, cursor) });
+  },
+});
+
 /** Triages a repair: its hazard, and the clocks that follow from it. */
 export const triageRepair = operation({
   id: "maintenancePro.triageRepair",
@@ -564,6 +626,7 @@ export const cancelRepair = operation({
 export const repairOperations = [
   reportRepair,
   repair,
+  repairs,
   triageRepair,
   recordRepairMilestone,
   recordAccessAttempt,

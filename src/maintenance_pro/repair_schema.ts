@@ -1,5 +1,6 @@
 /** Schemas of repairs (maintenance-pro): the repair, its clocks, milestones and access attempts, and the bodies. */
 import { Type, type Static, type TLiteral, type TUnion } from "@sinclair/typebox";
+import { Cursor, Limit } from "../core/pagination.ts";
 import { Id, Instant, Nullable, Strict } from "../core/schema.ts";
 import { clockKinds, clockStatuses } from "./clocks.ts";
 import { Regime } from "./schema.ts";
@@ -360,3 +361,24 @@ export const CancelRepairBody = Strict(
   },
   { title: "CancelRepairBody" },
 );
+
+/** The query of the repairs list. */
+export const RepairsQuery = Strict({
+  status: Type.Optional(RepairStatusFilter),
+  propertyId: Type.Optional(Type.String({ ...Id, description: "Only repairs of this property." })),
+  tenancyId: Type.Optional(Type.String({ ...Id, description: "Only repairs of this tenancy." })),
+  clock: Type.Optional(
+    oneOf(
+      ["running", "breached", "open"],
+      "Only repairs with at least one clock `running`, `breached`, or either (`open`).",
+    ),
+  ),
+  dueBefore: Type.Optional(
+    Type.String({
+      format: "date-time",
+      description: "Only repairs with a running or breached clock due strictly before this instant.",
+    }),
+  ),
+  limit: Type.Optional(Limit(50, 200)),
+  cursor: Type.Optional(Cursor),
+});
