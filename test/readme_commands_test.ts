@@ -253,7 +253,9 @@ describe("Quick start", () => {
     try {
       // npm's update notice would ask the registry: not the README's business.
       const env = commandEnv({ HOME: home, npm_config_update_notifier: "false" });
-      const run = await sh([line], { fill, env });
+      // Where npm is not installed, bunx runs the same package (the README names npx, what most readers have).
+      const runner = Bun.which("npx") ? "npx " : "bunx ";
+      const run = await sh([line], { fill: (l) => fill(l).replace(/^npx /, runner), env });
       if (run.code !== 0) console.log(service.stdout().slice(-3000), service.stderr().slice(-3000));
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
       const names = (JSON.parse(run.stdout).tools as { name: string }[]).map((t) => t.name);
