@@ -13,12 +13,6 @@ export function freePort(): number {
   return port;
 }
 
-/**
- * The memory JavaScriptCore sizes its heap against, as `bun run start` sets it (package.json) unless the
- * environment does: without it JSC plans for the machine's whole RAM and collects lazily.
- */
-export const serviceRamSize = "536870912";
-
 /** A running service process. */
 export interface ServiceProcess {
   pid: number;
@@ -50,7 +44,6 @@ export async function startService(input: {
     env: {
       ...process.env,
       CHECK_RESPONSES: "false",
-      BUN_JSC_forceRAMSize: process.env.BUN_JSC_forceRAMSize || serviceRamSize,
       // No load balancer to drain from: stop at once on SIGTERM.
       SHUTDOWN_DRAIN_MS: "0",
       ...input.env,
