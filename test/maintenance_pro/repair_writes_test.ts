@@ -1,0 +1,123 @@
+/**
+ * What a repair's writes carry with them: their event in their own transaction (a failed commit leaves nothing, not
+ * even a reference taken), the handover follow-ups that read the repair, and the operator's private-sector date.
+ */
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { buildApp } from "../../src/app.ts";
+import { harness } from "../support/harness.ts";
+import { Seed } from "../handovers/fixtures.ts";
+import { expectStatus, fromNow, repairCalls, repairWorld, reportBody } from "./repair_fixtures.ts";
+
+const h = await harness();
+const db = h.database.db;
+
+beforeAll(async () => {
+  // A commit that fails: a deferred trigger refuses, at commit, any event of a type listed in events_refused.
+  await db.unsafe(`
+    create table events_refused (type text primary key);
+    create function events_refuse() returns trigger language plpgsql as $$
+    begin
+      if exists (select 1 from events_refused r where r.type = new.type) then
+        raise exception 'commit refused for %', new.type;
+      end if;
+      return null;
+    end $$;
+    create constraint trigger events_refuse after insert on events deferrable initially deferred
+      for each row execute function events_refuse();`);
+});
+afterEach(async () => {
+  await db`delete from events_refused`;
+});
+
+describe("each write's event is recorded in its own transaction", () => {
+  test("a report whose commit fails leaves no repair, no log, no event, and takes no reference", async () => {
+    const world = await repairWorld(h);
+    const call = repairCalls(h, world);
+    await db`insert into events_refused values ('repair.reported')`;
+    expect((await call.report()).status).toBe(500);
+    expect(await db`select 1 from repairs where workspace_id = ${world.ws.id}`).toHaveLength(0);
+    expect(await db`select 1 from activity_log where workspace_id = ${world.ws.id}`).toHaveLength(0);
+    expect(await db`select 1 from events where workspace_id = ${world.ws.id}`).toHaveLength(0);
+    await db`delete from events_refused`;
+    expect(expectStatus(await call.report(), 201).reference).toBe("R-1");
+  });
+
+  test("a triage, milestone, access attempt or cancel whose commit fails changes nothing", async () => {
+    const world = await repairWorld(h);
+    const call = repairCalls(h, world);
+    const repair = expectStatus(await call.report({ awareAt: fromNow(-60_000) }), 201);
+    const writes: [string, () => ReturnType<typeof call.get>][] = [
+      [
+        "repair.triaged",
+        () => call.triage(repair.id, { expectedRevision: 1, hazard: "emergency", hhsrsHazard: "fire" }),
+      ],
+      [
+        "repair.milestone_recorded",
+        () => call.milestone(repair.id, { expectedRevision: 2, kind: "made_safe", at: fromNow(0) }),
+      ],
+      ["repair.access_attempt_recorded", () => call.access(repair.id, { at: fromNow(0), outcome: "granted" })],
+      ["repair.cancelled", () => call.cancel(repair.id, { reason: "Duplicate" })],
+    ];
+    for (const [type, write] of writes) {
+      const before = expectStatus(await call.get(repair.id), 200);
+      await db`insert into events_refused values (${type})`;
+      expect((await write()).status).toBe(500);
+      const after = expectStatus(await call.get(repair.id), 200);
+      expect({ ...after, clocks: null }).toEqual({ ...before, clocks: null });
+      await db`delete from events_refused`;
+      const done = expectStatus(await write(), 200);
+      expect(done.revision).toBe(before.revision + 1);
+      const [last] = await db<{ type: string; data: unknown }[]>`
+        select type, data from events where workspace_id = ${world.ws.id} order by id desc limit 1`;
+      expect(last).toEqual({ type, data: done });
+    }
+  });
+});
+
+describe("handover follow-ups read the repair the API writes", () => {
+  test("a check-in finding's repair is open until the repair is completed", async () => {
+    const world = await repairWorld(h);
+    const call = repairCalls(h, world);
+    const repair = expectStatus(await call.report({ hazard: "none" }), 201);
+    await new Seed(db, world.ws.id).inspection({
+      tenancyId: world.tenancyId,
+      kind: "check_in",
+      findings: [{ area: "Bedroom", item: "Mould", repairId: repair.id }],
+    });
+    const handover = async () => {
+      const res = await h.request("GET", `/handovers/tenancies/${world.tenancyId}`, { key: world.ws.key });
+      return expectStatus(res, 200);
+    };
+    const before = await handover();
+    expect(before.followUps[0].repair).toEqual({ id: repair.id, reference: repair.reference, status: "triaged" });
+    expect(before.outstanding.map((o: { code: string }) => o.code)).toContain("follow_ups_open");
+    expectStatus(await call.milestone(repair.id, { expectedRevision: 1, kind: "completed", at: fromNow(0) }), 200);
+    const after = await handover();
+    expect(after.followUps[0].repair.status).toBe("completed");
+    expect(after.outstanding.map((o: { code: string }) => o.code)).not.toContain("follow_ups_open");
+  });
+});
+
+describe("the private rented sector's date (PRS_IN_FORCE_FROM)", () => {
+  test("a private agency's clocks are statutory for awareness from 00:00 London on the date, policy before", async () => {
+    const world = await repairWorld(h);
+    const app = buildApp({ ...h.ctx, config: { ...h.ctx.config, prsInForceFrom: "2026-05-01" } });
+    const basis = async (awareAt: string) => {
+      const res = await app.handle(
+        new Request("http://localhost/maintenance-pro/repairs", {
+          method: "POST",
+          headers: { "x-api-key": world.ws.key, "content-type": "application/json" },
+          body: JSON.stringify(
+            reportBody(world, { awareAt, hazard: "significant", hhsrsHazard: "damp_and_mould_growth" }),
+          ),
+        }),
+      );
+      const repair = (await res.json()) as { regime: string; clocks: { basis: string }[] };
+      expect(repair.regime).toBe("private");
+      return repair.clocks.map((c) => c.basis);
+    };
+    // 1 May 2026 00:00 BST is 30 April 23:00 UTC.
+    expect(await basis("2026-04-30T23:00:00Z")).toEqual(["statutory"]);
+    expect(await basis("2026-04-30T22:59:59.999Z")).toEqual(["policy"]);
+  });
+});
