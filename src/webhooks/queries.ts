@@ -182,13 +182,16 @@ export interface DispatchedEvent {
 /**
  * A batch of events after the position, in commit order, each with the active subscriptions it goes to (created
  * before the event) and, when it goes to one, its body (`eventText`, as a delivery sends it): at most `take` events,
- * and no event after the one that brings the batch to `maxDeliveries` deliveries (the first is always taken whole).
+ * and no event after the one that brings the batch to `maxDeliveries.posted` deliveries (the first is always taken
+ * whole). The deliveries of `maxDeliveries.held` workspaces (those with no slot free: theirs are held back, a row each
+ * and no POST) count only towards `maxDeliveries.all`, so that one workspace's backlog does not fill the batches
+ * the others' events wait behind.
  */
 export async function dispatchBatch(
   db: Db,
   after: { tx: string; id: string },
   take: number,
-  maxDeliveries: number,
+  maxDeliveries: { posted: number; all: number; held: string[] },
 ): Promise<DispatchedEvent[]> {
   const rows = await db<(EventParts & { workspaceId: string; tx: string; subscriptionIds: string[] })[]>`
     with batch as (
@@ -203,14 +206,17 @@ export async function dispatchBatch(
       order by e.tx_id, e.id
       limit ${take}
     ), counted as (
-      select b.*, coalesce(sum(cardinality(b.subscription_ids)) over (
-        order by b.tx_id, b.id rows between unbounded preceding and 1 preceding), 0) as before
+      select b.*,
+        coalesce(sum(case when b.workspace_id = any(${maxDeliveries.held}::text[]) then 0
+                          else cardinality(b.subscription_ids) end) over w, 0) as before,
+        coalesce(sum(cardinality(b.subscription_ids)) over w, 0) as before_all
       from batch b
+      window w as (order by b.tx_id, b.id rows between unbounded preceding and 1 preceding)
     )
     select e.workspace_id, e.tx_id::text as tx, e.subscription_ids,
       ${eventParts(db, db`cardinality(e.subscription_ids) > 0`)}
     from counted e
-    where e.before < ${maxDeliveries}
+    where e.before < ${maxDeliveries.posted} and e.before_all < ${maxDeliveries.all}
     order by e.tx_id, e.id`;
   return rows.map((r) => ({
     workspaceId: r.workspaceId,
@@ -221,27 +227,64 @@ export async function dispatchBatch(
   }));
 }
 
-/** What a first attempt needs of a subscription: its URL, live secrets, and whether it is failing. */
+/**
+ * The breakers of a workspace's receivers (`event_delivery_breakers`), by receiver (an origin): the seconds until an
+ * open one closes to a probe (0 or less: half open, the next attempt probes), or null while it is closed (failures
+ * counted, fewer than the threshold).
+ */
+export type Breakers = Map<string, number | null>;
+
+function breakersOf(receivers: string[] | null, seconds: number[] | null): Breakers {
+  const map: Breakers = new Map();
+  for (const [i, receiver] of (receivers ?? []).entries()) {
+    // A closed breaker's null comes back from the float8 array as NaN.
+    const s = seconds?.[i];
+    map.set(receiver, s !== undefined && Number.isFinite(s) ? s : null);
+  }
+  return map;
+}
+
+/** A lateral join as `b`, its `receivers` and `seconds`: the breakers of the workspace in `column`'s receivers. */
+function breakersJoin(sql: Sql, column: "s.workspace_id" | "c.workspace_id") {
+  return sql`left join lateral (
+      select array_agg(b.receiver order by b.receiver) as receivers,
+        array_agg(extract(epoch from b.open_until - now())::float8 order by b.receiver) as seconds
+      from event_delivery_breakers b where b.workspace_id = ${sql(column)}) b on true`;
+}
+
+/**
+ * What a first attempt needs of a subscription: its URL, live secrets, whether it is failing, and the breakers of its
+ * workspace's receivers.
+ */
 export interface DispatchTarget {
   workspaceId: string;
   id: string;
   url: string;
   failing: boolean;
   secrets: string[];
+  breakers: Breakers;
 }
 
 /** The given subscriptions' targets. */
 export async function dispatchTargets(db: Db, keys: { workspaceId: string; id: string }[]): Promise<DispatchTarget[]> {
   if (!keys.length) return [];
-  return db<DispatchTarget[]>`
+  const rows = await db<
+    (Omit<DispatchTarget, "breakers"> & { breakerReceivers: string[] | null; breakerSeconds: number[] | null })[]
+  >`
     select s.workspace_id, s.id, s.url, s.failing_since is not null as failing,
       array(select k.secret from webhook_secrets k
             where k.workspace_id = s.workspace_id and k.subscription_id = s.id
               and (k.expires_at is null or k.expires_at > now())
-            order by k.created_at, k.id) as secrets
+            order by k.created_at, k.id) as secrets,
+      b.receivers as breaker_receivers, b.seconds as breaker_seconds
     from webhook_subscriptions s
     join unnest(${keys.map((k) => k.workspaceId)}::text[], ${keys.map((k) => k.id)}::text[]) as u (workspace_id, id)
-      on s.workspace_id = u.workspace_id and s.id = u.id`;
+      on s.workspace_id = u.workspace_id and s.id = u.id
+    ${breakersJoin(db, "s.workspace_id")}`;
+  return rows.map(({ breakerReceivers, breakerSeconds, ...t }) => ({
+    ...t,
+    breakers: breakersOf(breakerReceivers, breakerSeconds),
+  }));
 }
 
 /** The successful first attempts of one dispatch batch to one subscription (`event_delivery_runs`). */
@@ -290,8 +333,9 @@ export async function insertRuns(tx: Tx, runs: DeliveryRun[]): Promise<void> {
 }
 
 /**
- * Inserts deliveries (ids given): pending and due now, or, with `attempts` and `leasedSeconds`, with a first attempt
- * made (attempts = 1) and held for that long (an attempt still in flight, or a failure about to be settled).
+ * Inserts deliveries (ids given): pending and due now, or in `dueInSeconds` (held back: a receiver set aside or busy),
+ * or, with `attempts` and `leasedSeconds`, with a first attempt made (attempts = 1) and held for that long (an attempt
+ * still in flight, or a failure about to be settled).
  */
 export async function insertDeliveries(
   tx: Tx,
@@ -302,6 +346,7 @@ export async function insertDeliveries(
     subscriptionId: string;
     attempts: number;
     leasedSeconds: number;
+    dueInSeconds?: number;
   }[],
 ): Promise<void> {
   if (!deliveries.length) return;
@@ -309,12 +354,13 @@ export async function insertDeliveries(
     insert into event_deliveries (id, workspace_id, event_id, subscription_id, attempts, leased_until, next_attempt_at)
     select u.id, u.workspace_id, u.event_id, u.subscription_id, u.attempts,
       case when u.leased > 0 then now() + make_interval(secs => u.leased) end,
-      now() + make_interval(secs => u.leased)
+      now() + make_interval(secs => greatest(u.leased, u.due))
     from unnest(
       ${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.workspaceId)}::text[],
       ${deliveries.map((d) => d.eventId)}::text[], ${deliveries.map((d) => d.subscriptionId)}::text[],
-      ${deliveries.map((d) => d.attempts)}::int[], ${deliveries.map((d) => d.leasedSeconds)}::int[])
-      as u (id, workspace_id, event_id, subscription_id, attempts, leased)
+      ${deliveries.map((d) => d.attempts)}::int[], ${deliveries.map((d) => d.leasedSeconds)}::int[],
+      ${deliveries.map((d) => d.dueInSeconds ?? 0)}::float8[])
+      as u (id, workspace_id, event_id, subscription_id, attempts, leased, due)
     on conflict (workspace_id, subscription_id, event_id) do nothing`;
 }
 
@@ -334,13 +380,16 @@ export interface ClaimedDelivery extends DeliveryKey {
   /** The event's JSON; null when the event is gone (purged past the retention). */
   body: string | null;
   secrets: string[];
+  /** The breakers of its workspace's receivers (read when it was claimed; the dispatcher's deliveries have none). */
+  breakers?: Breakers;
 }
 
 /** A claimed delivery whose event is there to send. */
 export type Deliverable = ClaimedDelivery & { body: string };
 
 /** A claimed delivery as `claimDeliveries` reads it: its event's parts (all null but the id when the event is gone). */
-type ClaimedRow = Omit<ClaimedDelivery, "body" | "eventId"> & EventParts & { deliveryEventId: string };
+type ClaimedRow = Omit<ClaimedDelivery, "body" | "eventId" | "breakers"> &
+  EventParts & { deliveryEventId: string; breakerReceivers: string[] | null; breakerSeconds: number[] | null };
 
 /** Why a delivery was not claimed: delivered or failed already, held by another worker, or not due yet. */
 export type Unclaimed = "done" | "held" | "not_due";
@@ -369,6 +418,7 @@ export async function claimDeliveries(
     set leased_until = now() + make_interval(secs => ${leaseSeconds}), attempts = d.attempts + 1
     from c join webhook_subscriptions s on true
       left join events e on e.workspace_id = c.workspace_id and e.id = c.event_id
+      ${breakersJoin(db, "c.workspace_id")}
     where d.workspace_id = c.workspace_id and d.id = c.id
       and s.workspace_id = d.workspace_id and s.id = d.subscription_id
     returning d.id, d.attempts as attempt, d.workspace_id, s.id as subscription_id,
@@ -376,7 +426,8 @@ export async function claimDeliveries(
       array(select k.secret from webhook_secrets k
             where k.workspace_id = s.workspace_id and k.subscription_id = s.id
               and (k.expires_at is null or k.expires_at > now())
-            order by k.created_at, k.id) as secrets`);
+            order by k.created_at, k.id) as secrets,
+      b.receivers as breaker_receivers, b.seconds as breaker_seconds`);
   // A purged event (past the retention) leaves its delivery without a body: it is abandoned.
   const claimed: ClaimedDelivery[] = rows.map((r) => ({
     workspaceId: r.workspaceId,
@@ -388,6 +439,7 @@ export async function claimDeliveries(
     url: r.url,
     body: r.eventData === null ? null : eventText(r),
     secrets: r.secrets,
+    breakers: breakersOf(r.breakerReceivers, r.breakerSeconds),
   }));
   const unclaimed = new Map<string, Unclaimed>();
   if (claimed.length === keys.length) return { claimed, unclaimed };
@@ -507,4 +559,80 @@ export async function abandonDeliveries(db: Sql, keys: DeliveryKey[], claimed: b
       attempts = d.attempts - ${claimed ? 1 : 0}
     from unnest(${keys.map((k) => k.workspaceId)}::text[], ${keys.map((k) => k.id)}::text[]) as u (workspace_id, id)
     where d.workspace_id = u.workspace_id and d.id = u.id and d.status = 'pending'`;
+}
+
+/**
+ * Gives claimed deliveries back without an attempt (a receiver set aside, or no slot free for it), each due again in
+ * its `dueInSeconds`: the claim's count of attempts is taken back, so the retry schedule is the same.
+ */
+export async function deferDeliveries(sql: Sql, deliveries: (DeliveryKey & { dueInSeconds: number })[]): Promise<void> {
+  if (!deliveries.length) return;
+  await sql`
+    update event_deliveries d set leased_until = null, attempts = d.attempts - 1,
+      next_attempt_at = now() + make_interval(secs => u.due)
+    from unnest(${deliveries.map((k) => k.workspaceId)}::text[], ${deliveries.map((k) => k.id)}::text[],
+      ${deliveries.map((k) => k.dueInSeconds)}::float8[]) as u (workspace_id, id, due)
+    where d.workspace_id = u.workspace_id and d.id = u.id and d.status = 'pending'`;
+}
+
+/** A breaker's rule: failures in a row that open it, and its cool-downs (the first, doubled each time, the longest). */
+export interface BreakerRule {
+  failuresToOpen: number;
+  firstCoolDownSeconds: number;
+  longestCoolDownSeconds: number;
+}
+
+/**
+ * Counts an attempt to `receiver` that got no answer. The breaker opens when the count reaches the rule's failures (a
+ * cool-down of `firstCoolDownSeconds` doubled for each opening in a row) or when the attempt was the half-open probe;
+ * answers whether it opened now and until when.
+ */
+export async function noteReceiverUnreachable(
+  tx: Tx,
+  workspaceId: string,
+  receiver: string,
+  probe: boolean,
+  rule: BreakerRule,
+): Promise<{ failures: number; opened: boolean; openUntil: string | null }> {
+  const [row] = await tx<{ failures: number; opened: boolean; openUntil: string | null }[]>`
+    insert into event_delivery_breakers as b (workspace_id, receiver, failures, opens, open_until)
+    values (${workspaceId}, ${receiver}, 1, case when 1 >= ${rule.failuresToOpen} then 1 else 0 end,
+      case when 1 >= ${rule.failuresToOpen}
+        then now() + make_interval(secs => ${rule.firstCoolDownSeconds}) end)
+    on conflict (workspace_id, receiver) do update set failures = b.failures + 1, updated_at = now(),
+      open_until = case when ${probe} or (b.open_until is null and b.failures + 1 >= ${rule.failuresToOpen})
+        then now() + make_interval(secs => least(${rule.firstCoolDownSeconds} * 2 ^ b.opens,
+          ${rule.longestCoolDownSeconds}))
+        else b.open_until end,
+      opens = case when ${probe} or (b.open_until is null and b.failures + 1 >= ${rule.failuresToOpen})
+        then b.opens + 1 else b.opens end
+    returning b.failures, iso(b.open_until) as open_until,
+      b.open_until is not null and (${probe} or b.failures = ${rule.failuresToOpen}) as opened`;
+  return row!;
+}
+
+/** Closes the breakers of receivers that answered (any status); answers those that were open (set aside). */
+export async function closeBreakers(
+  sql: Sql,
+  receivers: { workspaceId: string; receiver: string }[],
+): Promise<{ workspaceId: string; receiver: string; failures: number; wasOpen: boolean }[]> {
+  if (!receivers.length) return [];
+  return sql<{ workspaceId: string; receiver: string; failures: number; wasOpen: boolean }[]>`
+    delete from event_delivery_breakers b
+    using unnest(${receivers.map((r) => r.workspaceId)}::text[], ${receivers.map((r) => r.receiver)}::text[])
+      as u (workspace_id, receiver)
+    where b.workspace_id = u.workspace_id and b.receiver = u.receiver
+    returning b.workspace_id, b.receiver, b.failures, b.open_until is not null as was_open`;
+}
+
+/**
+ * Takes the half-open breaker's probe: when its cool-down is over, moves `open_until` on by `holdSeconds` (no other
+ * process probes meanwhile) and answers true; false when it is still open or another process took the probe.
+ */
+export async function takeProbe(db: Db, workspaceId: string, receiver: string, holdSeconds: number): Promise<boolean> {
+  const rows = await db`
+    update event_delivery_breakers set open_until = now() + make_interval(secs => ${holdSeconds}), updated_at = now()
+    where workspace_id = ${workspaceId} and receiver = ${receiver} and open_until <= now()
+    returning 1`;
+  return rows.length > 0;
 }

@@ -1,0 +1,113 @@
+/**
+ * One workspace's dead receivers do not delay another's webhooks (issue 35, point 5), with the real workers
+ * (dispatcher and delivery worker in this process, a 1.5 s attempt timeout): receivers on 127.0.0.1 that accept a
+ * connection and never answer count the connections they hold.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startWebhookWorkers } from "../../src/webhooks/deliver.ts";
+import { harness, type TestWorkspace } from "../support/harness.ts";
+import { fileReceivers, subscribe, webhookContext } from "./receiver.ts";
+
+const h = await harness();
+const db = h.database.db;
+const ctx = webhookContext(h, "1,1,1");
+beforeAll(() => startWebhookWorkers(ctx));
+const receiver = fileReceivers();
+
+/** A receiver that accepts connections and never answers: how many it holds now, at most, and in all. */
+interface DeadReceiver {
+  url: string;
+  open: number;
+  most: number;
+  accepted: number;
+}
+
+const listeners: { stop(closeActive?: boolean): void }[] = [];
+afterAll(() => {
+  for (const l of listeners) l.stop(true);
+});
+
+function deadReceiver(path: string): DeadReceiver {
+  const r: DeadReceiver = { url: "", open: 0, most: 0, accepted: 0 };
+  const listener = Bun.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open() {
+        r.open++;
+        r.accepted++;
+        r.most = Math.max(r.most, r.open);
+      },
+      data() {},
+      close() {
+        r.open--;
+      },
+      error() {},
+    },
+  });
+  listeners.push(listener);
+  r.url = `http://127.0.0.1:${listener.port}/${path}`;
+  return r;
+}
+
+async function createCompanies(ws: TestWorkspace, n: number) {
+  for (let i = 0; i < n; i++) {
+    const res = await h.request("POST", "/companies", { key: ws.key, body: { name: `Company ${i}` } });
+    expect(res.status).toBe(201);
+  }
+}
+
+/** Samples, every few milliseconds until stopped, the most connections the receivers held at once in all. */
+function watch(receivers: DeadReceiver[]) {
+  let most = 0;
+  let watching = true;
+  const done = (async () => {
+    while (watching) {
+      most = Math.max(
+        most,
+        receivers.reduce((n, r) => n + r.open, 0),
+      );
+      await Bun.sleep(2);
+    }
+  })();
+  return async () => {
+    watching = false;
+    await done;
+    return most;
+  };
+}
+
+describe("dead receivers", () => {
+  test("one receiver, 60 events: at most 16 connections to it at once, first attempts and the worker's together", async () => {
+    const ws = await h.workspace();
+    const dead = deadReceiver("hooks");
+    await subscribe(db, ws, dead.url);
+    await createCompanies(ws, 60);
+    // The dispatcher's first attempts time out after 1.5 s; the deliveries it could not start are the worker's.
+    await Bun.sleep(4000);
+    expect(dead.accepted).toBeGreaterThan(0);
+    expect(dead.most).toBeLessThanOrEqual(16);
+  });
+
+  test("140 subscriptions to dead receivers, 20 events: another workspace's delivery arrives within 1 s", async () => {
+    const a = await h.workspace();
+    const b = await h.workspace();
+    const dead = Array.from({ length: 140 }, (_, i) => deadReceiver(`hooks/${i}`));
+    for (const r of dead) await subscribe(db, a, r.url);
+    const healthy = receiver();
+    await subscribe(db, b, healthy.url);
+    const stop = watch(dead);
+    await createCompanies(a, 20);
+    await createCompanies(b, 1);
+    const written = Date.now();
+    await healthy.count(1, 20_000);
+    const waitedMs = healthy.received[0]!.at - written;
+    // On: the flood's first attempts time out and are tried again.
+    await Bun.sleep(3000);
+    const mostOpen = await stop();
+    expect(waitedMs).toBeLessThan(1000);
+    // The flooded workspace's share of this process: 32 POSTs in flight at most (it was 2,240 connections).
+    expect(mostOpen).toBeLessThanOrEqual(32);
+    expect(Math.max(...dead.map((r) => r.most))).toBeLessThanOrEqual(16);
+  });
+});
