@@ -87,7 +87,11 @@ export interface ReportTargets {
   regime: "private" | "social";
 }
 
-/** Looks up a report's property, unit, tenancy and reporter contact, and the workspace's regime, in one statement. */
+/**
+ * Looks up a report's property, unit, tenancy and reporter contact, and the workspace's regime, in one statement. It
+ * takes the workspace row's key-share lock, as the report's later inserts would: an import (which locks the row for
+ * update, then moves the reference count) is waited for here, before the report takes the count's row, not after.
+ */
 export async function reportTargets(
   db: Db | Tx,
   workspaceId: string,
@@ -100,9 +104,11 @@ export async function reportTargets(
       t.unit_id as tenancy_unit_id, u.property_id as tenancy_property_id,
       exists (select 1 from contacts where workspace_id = ${workspaceId} and id = ${ids.contactId}) as contact,
       coalesce((select regime from hazard_settings where workspace_id = ${workspaceId}), 'private') as regime
-    from (select 1) as one
-    left join tenancies t on t.workspace_id = ${workspaceId} and t.id = ${ids.tenancyId}
-    left join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id`;
+    from workspaces w
+    left join tenancies t on t.workspace_id = w.id and t.id = ${ids.tenancyId}
+    left join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id
+    where w.id = ${workspaceId}
+    for key share of w`;
   return row!;
 }
 

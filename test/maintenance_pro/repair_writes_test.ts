@@ -74,6 +74,29 @@ describe("each write's event is recorded in its own transaction", () => {
   });
 });
 
+describe("references and imports", () => {
+  test("a first report during an import waits for it and numbers after its references, without a deadlock", async () => {
+    const world = await repairWorld(h);
+    const call = repairCalls(h, world);
+    // The workspace's first report (its count's row does not exist yet) during what an import does: lock the
+    // workspace row, then write repairs whose references move the count.
+    const importer = await db.reserve();
+    try {
+      await importer`begin`;
+      await importer`select 1 from workspaces where id = ${world.ws.id} for update`;
+      const report = call.report();
+      await Bun.sleep(300);
+      await importer`
+        insert into repairs (workspace_id, id, reference, status, property_id)
+        values (${world.ws.id}, 'imported-1', 'R-5', 'open', ${world.propertyId})`;
+      await importer`commit`;
+      expect(expectStatus(await report, 201).reference).toBe("R-6");
+    } finally {
+      importer.release();
+    }
+  });
+});
+
 describe("handover follow-ups read the repair the API writes", () => {
   test("a check-in finding's repair is open until the repair is completed", async () => {
     const world = await repairWorld(h);
