@@ -4,6 +4,7 @@
  * supervisor to start it again. Before, Bun printed the error and exited at once, cutting every request in flight.
  */
 import { afterAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { harness } from "../support/harness.ts";
@@ -92,5 +93,6 @@ test("an uncaught error lets the requests in flight answer, logs one JSON line, 
     await holder.catch(() => {});
     service.proc.kill("SIGKILL");
     await service.exited();
+    rmSync(preload, { force: true });
   }
 }, 60_000);
