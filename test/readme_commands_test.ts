@@ -65,9 +65,9 @@ const notRunHere: Record<string, string> = {
   'open http://localhost:3000/portal/invitations/…   # (xdg-open on Linux) the link above: greeting, "Accept invitation"':
     "a browser: the printed link's page is fetched and its form posted instead (the portal browser test clicks it)",
   "docker build -t lettings-service .": "no Docker engine here: test/docker_image_test.ts replays the Dockerfile",
-  "docker run --name lettings -v lettings:/app/.data -p 3000:3000 lettings-service":
+  "docker run --name lettings --restart unless-stopped -v lettings:/app/.data -p 3000:3000 lettings-service":
     "no Docker engine here: test/docker_image_test.ts starts the replayed image on its embedded Postgres",
-  "docker run --name lettings -e DATABASE_URL=postgres://user:pass@db:5432/lettings -p 3000:3000 lettings-service":
+  "docker run --name lettings --restart unless-stopped -e DATABASE_URL=postgres://user:pass@db:5432/lettings -p 3000:3000 lettings-service":
     "no Docker engine here",
   "docker exec lettings bun run cli demo   # the demo workspace and a fresh key, as `bun run dev` prints": inImage,
   'docker exec lettings bun run cli workspace create --slug acme --name "Acme Lettings" --owner-email owner@acme.example':
