@@ -23,6 +23,11 @@ const globalTables: Record<string, string> = {
   event_dispatch:
     "the webhook dispatcher's position in the commit order of this database's events (one row): each shard runs " +
     "its own dispatcher over its own events, so the row is per database, like schema_migrations",
+  bank_holidays:
+    "GOV.UK's England and Wales bank holidays, the same for every workspace: the hazard clocks' working days " +
+    "(a Citus reference table, copied to every shard)",
+  bank_holiday_loads:
+    "the record of each bank-holiday list loaded (`bun run cli bank-holidays load`), as bank_holidays",
 };
 
 /**
