@@ -97,7 +97,8 @@ export function eventParts(db: Db | Tx, read = db`true`) {
 export async function purgeEvents(db: Db | Tx, days: number): Promise<number> {
   // Webhook deliveries are created after their event and kept as long: those older than the retention go, with their
   // attempts, in the same statement (no foreign key cascades to them: sql/0020), and so do the runs that recorded
-  // successful first attempts (sql/0022).
+  // successful first attempts (sql/0022), and the breakers of receivers that have not been tried for as long (a
+  // receiver that never answers again keeps its row once its subscription is disabled).
   const [row] = await db<{ purged: number }[]>`
     with e as (
       delete from events where occurred_at < now() - make_interval(days => ${days}) returning 1
@@ -108,6 +109,8 @@ export async function purgeEvents(db: Db | Tx, days: number): Promise<number> {
       delete from event_delivery_attempts a using d where a.workspace_id = d.workspace_id and a.delivery_id = d.id
     ), r as (
       delete from event_delivery_runs where started_at < now() - make_interval(days => ${days})
+    ), b as (
+      delete from event_delivery_breakers where updated_at < now() - make_interval(days => ${days})
     )
     select count(*)::int as purged from e`;
   return row!.purged;

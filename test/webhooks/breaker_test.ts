@@ -8,6 +8,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Logger } from "../../src/core/log.ts";
 import type { AppContext } from "../../src/core/operation.ts";
+import { purgeEvents } from "../../src/events/queries.ts";
 import { breakerRule } from "../../src/webhooks/breaker.ts";
 import { attemptDeliveries, ensureDeliveryQueue } from "../../src/webhooks/deliver.ts";
 import { dispatchOnce } from "../../src/webhooks/dispatcher.ts";
@@ -175,5 +176,18 @@ describe("a receiver that does not answer", () => {
     expect(after.every((d) => d.status === "delivered")).toBe(true);
     // Held back was never an attempt: each made one attempt more than it had.
     expect(after.map((d) => d.attempts)).toEqual(before.map((d) => d.attempts + 1));
+  });
+});
+
+describe("the daily events purge", () => {
+  test("forgets breakers not touched for the retention, keeps the others", async () => {
+    const ws = await h.workspace();
+    await db`insert into event_delivery_breakers (workspace_id, receiver, failures, opens, open_until, updated_at)
+             values (${ws.id}, 'https://old.example', 3, 9, now() + interval '1 hour', now() - interval '31 days'),
+                    (${ws.id}, 'https://new.example', 3, 1, now() + interval '1 hour', now())`;
+    await purgeEvents(db, 30);
+    const left = await db<{ receiver: string }[]>`
+      select receiver from event_delivery_breakers where workspace_id = ${ws.id}`;
+    expect(left.map((r) => r.receiver)).toEqual(["https://new.example"]);
   });
 });
