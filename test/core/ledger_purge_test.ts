@@ -1,6 +1,7 @@
 /** The daily purge of requestId ledger entries older than 30 days. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
+import { runJobNow } from "../support/jobs.ts";
 import { queues } from "../../src/core/jobs.ts";
 import { purgeLedger } from "../../src/core/idempotency.ts";
 import { ledgerPurgeCron, startLedgerPurge } from "../../src/core/ledger_purge.ts";
@@ -62,8 +63,7 @@ describe("the ledger purge", () => {
       [queues.ledgerPurge, ledgerPurgeCron, "Europe/London"],
     ]);
     // Run one occurrence now instead of waiting for 03:17.
-    const jobId = await boss.send(queues.ledgerPurge, {});
-    while ((await boss.getJobById(queues.ledgerPurge, jobId!))?.state !== "completed") await Bun.sleep(100);
+    await runJobNow(boss, queues.ledgerPurge);
     expect(await requestIds(ws.id)).toEqual(["kept"]);
   });
 });
