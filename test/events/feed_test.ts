@@ -7,14 +7,23 @@ import { eventsPurgeCron, startEventsPurge } from "../../src/events/purge.ts";
 import { socketOf } from "../../src/core/db.ts";
 import { recordEvent } from "../../src/events/record.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
+import { runJobNow } from "../support/jobs.ts";
 import { insertTask } from "../tasks/fixtures.ts";
 import { createSubscription } from "../../src/webhooks/subscriptions.ts";
 
 const h = await harness();
 const db = h.database.db;
 
-/** Records one event in its own transaction, which stays open `holdMs` after the insert. */
-async function write(ws: TestWorkspace, subjectId: string, holdMs = 0): Promise<string> {
+/**
+ * Records one event in its own transaction, which stays open `holdMs` after the insert, or until `hold` settles
+ * (`inserted` is called once the event is inserted).
+ */
+async function write(
+  ws: TestWorkspace,
+  subjectId: string,
+  holdMs = 0,
+  hold?: { until: Promise<void>; inserted: () => void },
+): Promise<string> {
   return db.begin(async (tx) => {
     const id = await recordEvent(tx, companyCreated, {
       workspaceId: ws.id,
@@ -23,7 +32,9 @@ async function write(ws: TestWorkspace, subjectId: string, holdMs = 0): Promise<
       requestId: null,
       actor: { kind: "worker", id: "test" },
     });
+    hold?.inserted();
     if (holdMs) await tx`select pg_sleep(${holdMs / 1000})`;
+    await hold?.until;
     return id;
   });
 }
@@ -45,12 +56,16 @@ async function follow(ws: TestWorkspace, link: string, key = ws.key): Promise<{ 
 describe("the feed's order", () => {
   test("a transaction that commits after a later one is listed after it, never skipped", async () => {
     const ws = await h.workspace();
-    const started = write(ws, "slow", 800);
-    await Bun.sleep(200);
+    let commit!: () => void;
+    let inserted!: () => void;
+    const slowInserted = new Promise<void>((resolve) => (inserted = resolve));
+    const started = write(ws, "slow", 0, { until: new Promise<void>((resolve) => (commit = resolve)), inserted });
+    await slowInserted;
     await write(ws, "fast");
     // "fast" committed, but "slow" started first and is still running: the feed waits for it.
     const first = await follow(ws, "/events?limit=1");
     expect(first.events).toEqual([]);
+    commit();
     await started;
     const second = await follow(ws, first.link);
     expect(second.events.map((e) => e.subject.id)).toEqual(["slow", "fast"]);
@@ -195,8 +210,7 @@ describe("the purge", () => {
     expect(schedules.map((s: any) => [s.name, s.cron, s.timezone])).toEqual([
       [queues.eventsPurge, eventsPurgeCron, "Europe/London"],
     ]);
-    const jobId = await boss.send(queues.eventsPurge, {});
-    while ((await boss.getJobById(queues.eventsPurge, jobId!))?.state !== "completed") await Bun.sleep(100);
+    await runJobNow(boss, queues.eventsPurge);
     const left = await db<{ subjectId: string }[]>`select subject_id from events where workspace_id = ${ws.id}`;
     expect(left.map((r) => r.subjectId)).toEqual(["new"]);
     const deliveries = await db<{ id: string; attempts: number }[]>`
