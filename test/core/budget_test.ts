@@ -62,16 +62,23 @@ describe("the request budget", () => {
     expect(refused.headers.get("ratelimit")).toMatch(/^"default";r=117;t=\d+$/);
   });
 
-  test("a retry after Retry-After succeeds", async () => {
+  test("a retry after Retry-After succeeds, and not before", async () => {
     const ws = await h.workspace();
     const key = await h.key(ws, ["compliance:read"], { budgetPerMinute: 60 });
+    const bucket = h.database
+      .db`key_id = (select id from api_keys where workspace_id = ${ws.id} and budget_per_minute = 60)`;
     // empty the bucket as if the minute's budget had been spent
-    await h.database
-      .db`update rate_buckets set tokens = 0, updated_at = clock_timestamp() where key_id = (select id from api_keys where workspace_id = ${ws.id} and budget_per_minute = 60)`;
+    await h.database.db`update rate_buckets set tokens = 0, updated_at = clock_timestamp() where ${bucket}`;
     const refused = await h.request("GET", path, { key });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("1");
-    await Bun.sleep(refused.body.retryAfterSeconds * 1000);
+    // Time passes in the bucket's clock, not in the test's: its last write is moved back.
+    const wait = async (seconds: number) =>
+      h.database.db`update rate_buckets set updated_at = updated_at - ${seconds} * interval '1 second' where ${bucket}`;
+    // Half-way through Retry-After, a retry is refused (and loses nothing of what refilled).
+    await wait(refused.body.retryAfterSeconds / 2);
+    expect((await h.request("GET", path, { key })).status).toBe(429);
+    await wait(refused.body.retryAfterSeconds / 2);
     const retried = await h.request("GET", path, { key });
     expect(retried.status).not.toBe(429);
   });
