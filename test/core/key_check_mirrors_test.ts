@@ -32,6 +32,17 @@ async function mismatches(on: Db = db): Promise<unknown[]> {
   return [...rows];
 }
 
+/** Waits (at most 10 s) until a statement of this database on `table` waits for a lock another transaction holds. */
+async function untilWaitingForLock(table: string): Promise<void> {
+  for (const deadline = performance.now() + 10_000; ; await Bun.sleep(5)) {
+    const [row] = await db<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and query like ${`%${table}%`}`;
+    if (row!.n > 0) return;
+    if (performance.now() > deadline) throw new Error(`no statement on ${table} waited for a lock`);
+  }
+}
+
 async function addUser(workspaceId: string, role: "owner" | "admin" | "staff", on: Db = db): Promise<string> {
   const id = `usr-${ulid().toLowerCase()}`;
   await on`insert into users (workspace_id, id, name, role) values (${workspaceId}, ${id}, 'Someone', ${role})`;
@@ -99,7 +110,7 @@ test("two transactions entitling different modules at once both land in the mirr
   const second = db.begin(async (tx) => {
     await tx`insert into workspace_modules (workspace_id, module_id) values (${ws.id}, 'maintenance-pro')`;
   });
-  await Bun.sleep(100);
+  await untilWaitingForLock("workspace_modules");
   releaseFirst();
   await Promise.all([first, second]);
   expect((await mirrorOf(ws.id)).modules).toEqual(["maintenance-pro", "telephony"]);
