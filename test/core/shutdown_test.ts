@@ -1,16 +1,37 @@
 /** SIGTERM: the service stops taking requests, finishes those in flight, then exits 0 (CONTRACT.md §7). */
 import { expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
-import { envWithout, root, startService } from "../support/service.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { envWithout, eventually, root, startService } from "../support/service.ts";
 
 const h = await harness();
 const ws = await h.workspace();
+
+/**
+ * Whether a process took the connection from 127.0.0.1:`clientPort` to `serverPort` and read what was sent on it:
+ * in the kernel's table of TCP sockets, its server end has an inode once accepted, and an empty receive queue once
+ * read.
+ */
+function readByServer(serverPort: number, clientPort: number): boolean {
+  const port = (address: string) => Number.parseInt(address.split(":").pop()!, 16);
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").slice(1) : [];
+    for (const line of lines) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10 || port(f[1]!) !== serverPort || port(f[2]!) !== clientPort) continue;
+      return f[9] !== "0" && Number.parseInt(f[4]!.split(":")[1]!, 16) === 0;
+    }
+  }
+  return false;
+}
 
 test("a request in flight when SIGTERM arrives is answered, then the process exits 0", async () => {
   const service = await startService(h.database.url);
   const port = Number(new URL(service.base).port);
   // Open a request and send only half of its body.
   let answer = "";
+  let closed!: () => void;
+  const answered = new Promise<void>((resolve) => (closed = resolve));
   const socket = await Bun.connect({
     hostname: "127.0.0.1",
     port,
@@ -18,17 +39,21 @@ test("a request in flight when SIGTERM arrives is answered, then the process exi
       data: (_s, data) => {
         answer += new TextDecoder().decode(data);
       },
+      close: () => closed(),
     },
   });
   socket.write(
     `POST /tasks/T1/cancel HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${ws.key}\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{`,
   );
-  await Bun.sleep(200);
+  // The service has the request: it took the connection and read what was sent.
+  expect(await eventually(() => readByServer(port, socket.localPort), 10_000)).toBe(true);
+  const logged = service.process.stdout().length;
   service.process.proc.kill("SIGTERM");
-  await Bun.sleep(300);
+  // It stopped taking connections (the next step of the shutdown, in the same turn), with the request in flight.
+  await service.process.waitFor(/"msg":"shutting down"/, logged);
   socket.write("}");
   const code = await service.process.exited();
-  await Bun.sleep(50);
+  await answered;
   expect(answer).toMatch(/^HTTP\/1\.1 404 /);
   expect(answer).toContain(`"_tag":"TaskNotFound"`);
   expect(code).toBe(0);
