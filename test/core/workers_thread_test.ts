@@ -25,13 +25,17 @@ afterAll(async () => {
   }
 });
 
-/** A preload that blocks the main thread for `ms` on SIGUSR1 (a long synchronous handler, as a runaway request). */
+/**
+ * A preload that blocks the main thread on SIGUSR1 (a long synchronous handler, as a runaway request) until the file
+ * BLOCK_UNTIL exists (30 s at most).
+ */
 const blockMain = join(dir, "block_main.ts");
 await Bun.write(
   blockMain,
-  `import { writeSync } from "node:fs";\n` +
+  `import { existsSync, writeSync } from "node:fs";\n` +
     `process.on("SIGUSR1", () => { writeSync(1, "blocking the main thread\\n"); ` +
-    `const end = performance.now() + Number(process.env.BLOCK_MS); while (performance.now() < end) {} });\n`,
+    `const end = performance.now() + 30_000; const pause = new Int32Array(new SharedArrayBuffer(4)); ` +
+    `while (!existsSync(process.env.BLOCK_UNTIL) && performance.now() < end) Atomics.wait(pause, 0, 0, 5); });\n`,
 );
 function start(preload: string, env: Record<string, string> = {}): Service {
   const service = spawnService([process.execPath, "--preload", preload, "src/main.ts"], {
@@ -56,24 +60,27 @@ describe("the workers run on a thread of their own", () => {
     const ws = await h.workspace();
     const r = receiver();
     await subscribe(h.database.db, ws, r.url);
-    const service = start(blockMain, { BLOCK_MS: "4000" });
+    const release = join(dir, "release_main");
+    const service = start(blockMain, { BLOCK_UNTIL: release });
     const [, base] = await service.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
     await service.waitFor(/"msg":"worker started","queue":"webhook-deliver"/);
 
     service.proc.kill("SIGUSR1");
     await service.waitFor(/blocking the main thread/);
-    const blockedAt = performance.now();
-    const health = fetch(`${base}/health`).then(() => performance.now());
+    let answeredAt: number | undefined;
+    const health = fetch(`${base}/health`).then(() => (answeredAt = performance.now()));
     // A write made elsewhere (this process, the same database) records the event the service's dispatcher follows.
     const created = await h.request("POST", "/companies", { key: ws.key, body: { name: "Blocked Loop Ltd" } });
     expect(created.status).toBe(201);
     await r.count(1, 10_000);
-    const deliveredAt = performance.now();
-    const answeredAt = await health;
+    // Delivered while /health, asked before the write, has no answer: the main thread is still blocked.
+    expect(answeredAt).toBeUndefined();
+    const releasedAt = performance.now();
+    await Bun.write(release, "");
+    await health;
 
-    // /health waited for the block; the delivery did not.
-    expect(answeredAt - blockedAt).toBeGreaterThan(3000);
-    expect(deliveredAt).toBeLessThan(answeredAt);
+    // /health waited for the block to end; the delivery did not.
+    expect(answeredAt!).toBeGreaterThan(releasedAt);
     expect(JSON.parse(r.received[0]!.body).data.name).toBe("Blocked Loop Ltd");
     service.proc.kill("SIGTERM");
     expect(await service.exited()).toBe(0);
@@ -88,13 +95,17 @@ describe("the workers run on a thread of their own", () => {
   });
 
   test("a workers' thread that dies after start stops the service with exit code 1, its port closed", async () => {
+    // The thread throws once the test says so (a file appears), after the service answered.
+    const die = join(dir, "die_now");
     const preload = await threadPreload(
       "die_later",
-      `setTimeout(() => { throw new Error("a worker's bug"); }, 1500);\n`,
+      `import { existsSync } from "node:fs";\n` +
+        `setInterval(() => { if (existsSync(${JSON.stringify(die)})) throw new Error("a worker's bug"); }, 10);\n`,
     );
     const service = start(preload);
     const [, base] = await service.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
     expect((await fetch(`${base}/health`)).status).toBe(200);
+    await Bun.write(die, "");
     expect(await service.exited()).toBe(1);
     const crash = service
       .stderr()
