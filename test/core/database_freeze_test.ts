@@ -2,7 +2,8 @@
  * A database that freezes with its connections open (issue 20: "never an unbounded wait"): a hung host or a network
  * partition, where the kernel keeps accepting connections and acknowledging what is sent and no answer comes. The
  * service, as its own process on a Postgres of the test's own, loaded by concurrent clients; every Postgres process is
- * stopped with SIGSTOP for 6 s, then continued. While it is frozen, every request answers 503 IntegrationUnavailable
+ * stopped with SIGSTOP until more requests than there are clients, and two /health probes, were answered meanwhile
+ * (3 to 4 s), then continued. While it is frozen, every request answers 503 IntegrationUnavailable
  * within about DB_ANSWER_TIMEOUT_MS (the connect timeout, 2 s, for connections opened meanwhile) and /health answers
  * 503; once it is thawed the service serves normally without a restart. The bounds are hang detectors; the measured
  * figures are printed.
@@ -12,7 +13,7 @@ import { connect } from "../../src/core/db.ts";
 import { migrate } from "../../src/core/migrate.ts";
 import { createWorkspace } from "../../src/core/workspaces.ts";
 import { createApiKey } from "../../src/core/api_keys.ts";
-import { startService } from "../support/service.ts";
+import { eventually, startService } from "../support/service.ts";
 import { startPrivatePostgres } from "./private_postgres.ts";
 
 // Bun applies the preload's timeout to the first file only; this file talks to Postgres or subprocesses.
@@ -20,7 +21,8 @@ setDefaultTimeout(30_000);
 
 const clients = 16;
 const answerTimeoutMs = 1500;
-const frozenMs = 6000;
+/** Longest the database stays frozen: it is thawed once the requests and probes made meanwhile were answered. */
+const frozenMs = 20_000;
 /** Longest a request may take before it counts as hung (without the bound, a frozen server holds it for ever). */
 const hungMs = 10_000;
 
@@ -77,16 +79,18 @@ test("a database frozen with its connections open: 503 within the answer timeout
         if (s.status !== 200) await Bun.sleep(20);
       }
     });
-    await Bun.sleep(1000);
-    expect(samples.length).toBeGreaterThan(0);
+    // Served under load: two answers a client.
+    expect(await eventually(() => samples.length >= 2 * clients, 20_000)).toBe(true);
     expect(samples.every((s) => s.status === 200)).toBe(true);
 
     pg.freeze();
     const frozen = performance.now();
     const probes: Sample[] = [];
-    while (performance.now() - frozen < frozenMs) {
+    // Frozen until more requests than there are clients were answered meanwhile (each client waited out an answer
+    // timeout, and a new connection's too), and two /health probes; at most `frozenMs` (it hangs).
+    const answeredFrozen = () => samples.filter((s) => s.start >= frozen).length;
+    while ((answeredFrozen() <= clients || probes.length < 2) && performance.now() - frozen < frozenMs) {
       probes.push(await request(`${service.base}/health`));
-      await Bun.sleep(250);
     }
     const thawing = performance.now();
     pg.thaw();
@@ -95,7 +99,9 @@ test("a database frozen with its connections open: 503 within the answer timeout
       back = samples.find((s) => s.start >= thawing && s.status === 200)?.end;
       await Bun.sleep(50);
     }
-    await Bun.sleep(1000);
+    // Served again: two more answers a client.
+    const servedAgain = () => samples.filter((s) => back !== undefined && s.start >= back).length >= 2 * clients;
+    expect(await eventually(servedAgain, 10_000)).toBe(true);
     loading = false;
     await Promise.all(loops);
 
@@ -103,7 +109,7 @@ test("a database frozen with its connections open: 503 within the answer timeout
     const during = samples.filter((s) => s.start >= frozen && s.end < thawing);
     const latencies = during.map((s) => s.end - s.start);
     console.log(
-      `frozen ${frozenMs} ms: ${during.length} requests answered meanwhile, ` +
+      `frozen ${Math.round(thawing - frozen)} ms: ${during.length} requests answered meanwhile, ` +
         `${during.filter((s) => s.status === 503).length} × 503; latency p50 ${Math.round(percentile(latencies, 0.5))} ms, ` +
         `max ${Math.round(Math.max(...latencies))} ms; /health probes ${probes.map((p) => p.status).join(",")}; ` +
         `served again ${back === undefined ? "never" : Math.round(back - thawing)} ms after the thaw`,
