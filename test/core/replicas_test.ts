@@ -17,6 +17,7 @@ import { startSmtpServer, type TestSmtp } from "../email/smtp.ts";
 import { insertThread, startFakeProvider, type FakeProvider } from "../telephony/fixtures.ts";
 import { addContact } from "../maintenance_pro/fixtures.ts";
 import { allScopes } from "../../src/core/groups.ts";
+import { queues } from "../../src/core/jobs.ts";
 import { revokeApiKey } from "../../src/core/api_keys.ts";
 import { createApiKey } from "../../src/core/api_keys.ts";
 import { createSubscription, subscriptionDeliveries } from "../../src/webhooks/subscriptions.ts";
@@ -90,6 +91,17 @@ describe.skipIf(!present)("three replicas behind HAProxy and PgBouncer", () => {
     }
   }
 
+  /** Waits (at most 30 s) until no job of the queues is created, retrying or active, and some were done. */
+  async function untilJobsSettled(names: string[]) {
+    for (const deadline = performance.now() + 30_000; ; await Bun.sleep(50)) {
+      const jobs = await db<{ name: string; state: string }[]>`
+        select name, state::text from pgboss.job where name = any(${names}::text[])`;
+      const open = jobs.filter((j) => !["completed", "cancelled", "failed"].includes(j.state));
+      if (jobs.length && !open.length) return;
+      if (performance.now() > deadline) throw new Error(`jobs still open after 30 s: ${JSON.stringify(open)}`);
+    }
+  }
+
   /** Calls through the balancer. */
   const call = (key: string, method: string, path: string, body?: unknown) =>
     fetch(`${balancer.base}${path}`, {
@@ -149,8 +161,8 @@ describe.skipIf(!present)("three replicas behind HAProxy and PgBouncer", () => {
     while ((emailed() < landlords.length || provider.created.size < sms.length) && performance.now() < deadline) {
       await Bun.sleep(200);
     }
-    // A little longer: a second sending would show up now.
-    await Bun.sleep(2500);
+    // Until no job of theirs is left waiting, retrying or running: nothing is left to send anything again.
+    await untilJobsSettled([queues.inviteEmail, queues.smsSend]);
     expect(landlords.map((l) => smtp.to(l.email!).length)).toEqual(landlords.map(() => 1));
     expect(provider.requests.length).toBe(sms.length);
     expect(provider.created.size).toBe(sms.length);
@@ -178,8 +190,8 @@ describe.skipIf(!present)("three replicas behind HAProxy and PgBouncer", () => {
       settled = deliveries.length >= n && deliveries.every((d) => d.status === "delivered");
       if (!settled) await Bun.sleep(200);
     }
-    // A little longer: a second attempt would show up now.
-    await Bun.sleep(2500);
+    // Until no delivery job is left waiting, retrying or running: nothing is left to make a second attempt.
+    await untilJobsSettled([queues.webhookDeliver]);
     const { deliveries } = await subscriptionDeliveries(db, sub.id, false);
     expect(deliveries.length).toBe(n);
     expect(deliveries.every((d) => d.status === "delivered" && d.attempts === 1)).toBe(true);
@@ -238,7 +250,7 @@ describe.skipIf(!present)("three replicas behind HAProxy and PgBouncer", () => {
       const old = replicas[i]!;
       old.process.proc.kill("SIGTERM");
       // While it drains, it still answers, but /health says 503 ShuttingDown.
-      await Bun.sleep(300);
+      await old.process.waitFor(/"msg":"draining/);
       const health = await fetch(`http://127.0.0.1:${ports[i]}/health`).catch(() => null);
       drained.push(health?.status ?? 0);
       await health?.arrayBuffer();
