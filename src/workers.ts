@@ -5,6 +5,7 @@ import { startInviteEmailWorker } from "./maintenance_pro/invite_email_worker.ts
 import { startSmsWorker } from "./telephony/worker.ts";
 import { startEventsPurge } from "./events/purge.ts";
 import { startWebhookWorkers } from "./webhooks/deliver.ts";
+import { startClockEventsWorker } from "./maintenance_pro/clock_events_worker.ts";
 
 /** A feature's workers: started with the service, stopped by the job queue's graceful stop. */
 export type WorkerStarter = (ctx: AppContext) => Promise<void>;
@@ -16,6 +17,7 @@ export const workerStarters: WorkerStarter[] = [
   (ctx) => startSmsWorker(ctx),
   startEventsPurge,
   startWebhookWorkers,
+  startClockEventsWorker,
 ];
 
 /** Starts every worker. */

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { Db } from "../core/db.ts";
+import type { Db, Tx } from "../core/db.ts";
 import { TaggedError } from "../core/errors.ts";
 import { textIssues } from "../core/storable_text.ts";
 import { bankHolidayRows, replaceBankHolidays, type BankHolidayRow } from "./queries.ts";
@@ -176,7 +176,7 @@ export async function loadBankHolidays(db: Db, text: string, source: string): Pr
 }
 
 /** The working calendar of the clocks as stored: the england-and-wales bank holidays and the years loads covered. */
-export async function readWorkingCalendar(db: Db): Promise<WorkingCalendar> {
+export async function readWorkingCalendar(db: Db | Tx): Promise<WorkingCalendar> {
   const { holidays, years } = await bankHolidayRows(db, clockDivision);
   return workingCalendar(holidays, years);
 }

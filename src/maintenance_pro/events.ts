@@ -1,7 +1,9 @@
-/** The events of the maintenance-pro group: a landlord's portal access, the hazard settings, and repairs. */
+/** The maintenance-pro group's events: a landlord's portal access, the hazard settings, repairs and their clocks. */
+import { Type } from "@sinclair/typebox";
+import { Id, Nullable, Strict } from "../core/schema.ts";
 import { eventType } from "../events/event_type.ts";
-import { Repair } from "./repair_schema.ts";
-import { HazardSettings, LandlordPortalAccess } from "./schema.ts";
+import { Repair, RepairClock } from "./repair_schema.ts";
+import { HazardSettings, LandlordPortalAccess, Regime } from "./schema.ts";
 
 /** The landlord accepted an invitation: the access is `active`. */
 export const portalAccessAccepted = eventType({
@@ -92,6 +94,58 @@ export const repairCancelled = eventType({
   description: `A repair was cancelled (cancelling one already cancelled records nothing). ${repairData}`,
 });
 
+/** The data of a hazard clock event: the repair's id and reference, its regime, and the clock. */
+export const HazardClockEvent = Strict(
+  {
+    repairId: Id,
+    reference: Nullable(Type.String({ description: "The repair's reference (`R-<n>`, or an imported one)." })),
+    regime: Nullable(Regime),
+    clock: RepairClock,
+  },
+  {
+    title: "HazardClockEvent",
+    description:
+      "The clock as the repair answers it when the event is recorded, and the regime its clocks follow (from the " +
+      "hazard settings at the repair's last triage).",
+  },
+);
+
+const clockEventRules =
+  "At most once per clock: a clock a re-triage brings back does not send it again. Recorded by the service's " +
+  "workers, however many processes run them (none records one twice); a moment passed while none ran is sent as " +
+  'soon as one runs. `subject` is `{kind: "hazard_clock", id: <the repair\'s id>}`, so `GET ' +
+  "/events?subjectId=<repair id>` lists it with the repair's own events; `data` names the repair (`repairId`, " +
+  "`reference`), its `regime`, and the `clock` as computed when the event is recorded.";
+
+/** A hazard clock has a quarter of its span left (at most 24 hours), not met or ceased by then. */
+export const hazardClockDueSoon = eventType({
+  name: "hazard_clock.due_soon",
+  subjectKind: "hazard_clock",
+  data: HazardClockEvent,
+  description:
+    "A repair's hazard clock is due soon: sent within a minute of the moment a quarter of the clock's span (from " +
+    "`startsAt` to `dueAt`) is left, and never more than 24 hours before `dueAt` (a 24-hour clock 18 hours in; " +
+    "a 10-working-day one 24 hours before it is due). A clock created later than that moment (a repair triaged " +
+    "late, an investigation recorded late) sends it within a minute of its creation; one created already past due " +
+    "too, before `hazard_clock.breached`. Not sent for a clock met or ceased by its moment: its milestone, or what " +
+    "ceased it (an investigation that found no hazard, a decant, completion, a cancel), with an `at` at or before " +
+    "the moment. " +
+    clockEventRules,
+});
+
+/** A hazard clock passed its dueAt without being met or ceased. */
+export const hazardClockBreached = eventType({
+  name: "hazard_clock.breached",
+  subjectKind: "hazard_clock",
+  data: HazardClockEvent,
+  description:
+    "A repair's hazard clock is breached: sent within a minute of its `dueAt`, or of its creation for a clock " +
+    "created already past due, unless the clock was met or ceased by `dueAt` (its milestone, or what ceased it, " +
+    "with an `at` at or before `dueAt`). A clock met late was breached, and sends it even when its milestone was " +
+    "recorded before the event went out (`clock.status` then says `met_late`). " +
+    clockEventRules,
+});
+
 /** Every event type of the group. */
 export const maintenanceProEvents = [
   portalAccessAccepted,
@@ -103,4 +157,6 @@ export const maintenanceProEvents = [
   repairMilestoneRecorded,
   repairAccessAttemptRecorded,
   repairCancelled,
+  hazardClockDueSoon,
+  hazardClockBreached,
 ];

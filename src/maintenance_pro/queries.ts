@@ -577,3 +577,134 @@ export async function replaceBankHolidays(
     from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e (date date, title text, notes text, bunting boolean)`;
   return { loadId: id, replaced: [...replaced] };
 }
+
+/** A repair by its key. */
+export interface RepairKey {
+  workspaceId: string;
+  repairId: string;
+}
+
+/** A moment of a repair's hazard clock (clock_moments.ts). */
+export type RepairClockMoment = RepairKey & { clockKind: string; moment: string; at: string };
+
+const keyArrays = (keys: readonly RepairKey[]) => [keys.map((k) => k.workspaceId), keys.map((k) => k.repairId)];
+
+/**
+ * Claims up to `limit` repairs marked as written since their clocks' moments were last kept, deleting the marks. A
+ * mark another transaction holds is skipped: an uncommitted write's (its commit leaves it), another worker's.
+ */
+export async function claimClockChanges(tx: Tx, limit: number): Promise<RepairKey[]> {
+  return tx<RepairKey[]>`
+    delete from hazard_clock_changes c
+    using (select workspace_id, repair_id from hazard_clock_changes limit ${limit} for update skip locked) k
+    where c.workspace_id = k.workspace_id and c.repair_id = k.repair_id
+    returning c.workspace_id, c.repair_id`;
+}
+
+/** The repairs of these keys (those that still exist), each with its workspace. */
+export async function repairRowsOf(db: Db | Tx, keys: readonly RepairKey[]): Promise<(RepairRow & RepairKey)[]> {
+  const [workspaceIds, ids] = keyArrays(keys);
+  return db<(RepairRow & RepairKey)[]>`
+    select r.workspace_id, r.id as repair_id, ${repairColumns(db)}
+    from unnest(${workspaceIds!}::text[], ${ids!}::text[]) as k (workspace_id, id)
+    join repairs r on r.workspace_id = k.workspace_id and r.id = k.id`;
+}
+
+/**
+ * Keeps the moments these repairs' clocks owe: `owed` inserted, or moved to their `at`; the repairs' other moments not
+ * sent yet deleted. A moment sent is never changed, nor owed again.
+ */
+export async function keepOwedMoments(
+  tx: Tx,
+  repairs: readonly RepairKey[],
+  owed: readonly RepairClockMoment[],
+): Promise<void> {
+  const [workspaceIds, ids] = keyArrays(repairs);
+  const [owedWorkspaceIds, owedIds] = keyArrays(owed);
+  await tx`
+    with owed as (
+      select * from unnest(${owedWorkspaceIds!}::text[], ${owedIds!}::text[], ${owed.map((m) => m.clockKind)}::text[],
+                           ${owed.map((m) => m.moment)}::text[], ${owed.map((m) => m.at)}::timestamptz[])
+        as o (workspace_id, repair_id, clock_kind, moment, at)
+    ), dropped as (
+      delete from hazard_clock_moments m
+      using unnest(${workspaceIds!}::text[], ${ids!}::text[]) as k (workspace_id, repair_id)
+      where m.workspace_id = k.workspace_id and m.repair_id = k.repair_id and m.sent_at is null
+        and not exists (select 1 from owed o
+                        where (o.workspace_id, o.repair_id, o.clock_kind, o.moment)
+                            = (m.workspace_id, m.repair_id, m.clock_kind, m.moment))
+    )
+    insert into hazard_clock_moments as m (workspace_id, repair_id, clock_kind, moment, at)
+    select workspace_id, repair_id, clock_kind, moment, at from owed
+    order by workspace_id, repair_id, clock_kind, moment
+    on conflict (workspace_id, repair_id, clock_kind, moment) do update set at = excluded.at
+    where m.sent_at is null and m.at <> excluded.at`;
+}
+
+/**
+ * Claims up to `limit` moments owed at `now`, earliest first, skipping those another worker holds. A clock's breach
+ * waits while its due_soon is still owed (even one being sent), so that the feed lists them in that order.
+ */
+export async function claimDueMoments(tx: Tx, now: string, limit: number): Promise<RepairClockMoment[]> {
+  return tx<RepairClockMoment[]>`
+    select m.workspace_id, m.repair_id, m.clock_kind, m.moment, iso(m.at) as at
+    from hazard_clock_moments m
+    where m.sent_at is null and m.at <= ${now}
+      and not (m.moment = 'breached' and exists (
+        select 1 from hazard_clock_moments d
+        where d.workspace_id = m.workspace_id and d.repair_id = m.repair_id and d.clock_kind = m.clock_kind
+          and d.moment = 'due_soon' and d.sent_at is null))
+    order by m.at, m.workspace_id, m.repair_id, m.clock_kind
+    limit ${limit}
+    for update of m skip locked`;
+}
+
+/** What became of claimed moments: sent (with their event), dropped (no longer owed), or moved to a later `at`. */
+export interface SettledMoments {
+  sent: (RepairClockMoment & { eventId: string })[];
+  dropped: RepairClockMoment[];
+  moved: RepairClockMoment[];
+}
+
+/** The key columns of moments, as arrays to `unnest`: workspace, repair, clock kind, moment. */
+const momentArrays = (list: readonly RepairClockMoment[]) => [
+  ...keyArrays(list),
+  list.map((m) => m.clockKind),
+  list.map((m) => m.moment),
+];
+
+/**
+ * Records what became of claimed moments, in the claiming transaction (with the events of those sent): a statement for
+ * each outcome that has any.
+ */
+export async function settleMoments(tx: Tx, settled: SettledMoments): Promise<void> {
+  if (settled.sent.length) {
+    const [w, r, k, m] = momentArrays(settled.sent);
+    await tx`
+      update hazard_clock_moments h set sent_at = now(), event_id = u.event_id
+      from unnest(${w!}::text[], ${r!}::text[], ${k!}::text[], ${m!}::text[],
+                  ${settled.sent.map((s) => s.eventId)}::text[])
+        as u (workspace_id, repair_id, clock_kind, moment, event_id)
+      where h.workspace_id = u.workspace_id and h.repair_id = u.repair_id and h.clock_kind = u.clock_kind
+        and h.moment = u.moment`;
+  }
+  if (settled.moved.length) {
+    const [w, r, k, m] = momentArrays(settled.moved);
+    await tx`
+      update hazard_clock_moments h set at = u.at
+      from unnest(${w!}::text[], ${r!}::text[], ${k!}::text[], ${m!}::text[],
+                  ${settled.moved.map((s) => s.at)}::timestamptz[])
+        as u (workspace_id, repair_id, clock_kind, moment, at)
+      where h.workspace_id = u.workspace_id and h.repair_id = u.repair_id and h.clock_kind = u.clock_kind
+        and h.moment = u.moment`;
+  }
+  if (settled.dropped.length) {
+    const [w, r, k, m] = momentArrays(settled.dropped);
+    await tx`
+      delete from hazard_clock_moments h
+      using unnest(${w!}::text[], ${r!}::text[], ${k!}::text[], ${m!}::text[])
+        as u (workspace_id, repair_id, clock_kind, moment)
+      where h.workspace_id = u.workspace_id and h.repair_id = u.repair_id and h.clock_kind = u.clock_kind
+        and h.moment = u.moment`;
+  }
+}
