@@ -574,7 +574,8 @@ export async function replaceBankHolidays(
   await tx`
     insert into bank_holidays (division, date, title, notes, bunting, load_id)
     select ${load.division}, e.date, e.title, e.notes, e.bunting, ${id}
-    from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e (date date, title text, notes text, bunting boolean)`;
+    from jsonb_to_recordset(${JSON.stringify(events)}::jsonb)
+      as e (date date, title text, notes text, bunting boolean)`;
   return { loadId: id, replaced: [...replaced] };
 }
 
