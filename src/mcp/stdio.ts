@@ -39,7 +39,7 @@ try {
   if (error instanceof ConfigError) refuse({ toBody: () => ({ _tag: "UsageError", message: error.message }) });
   throw error;
 }
-const apiKey = process.env.LETTINGS_API_KEY?.trim() || null;
+const apiKey = config.mcpApiKey?.trim() || null;
 if (!apiKey) refuse(new Unauthenticated());
 
 const log = stderrLogger(config.logLevel);
