@@ -1,12 +1,14 @@
 /**
- * The operator's commands (CONTRACT.md §5): one JSON object on stdout; errors as JSON with a `_tag` on stderr, exit 2.
- * Help and usage mistakes are for people: the usage as plain text (help on stdout, exit 0; a mistake on stderr,
- * exit 2).
+ * The operator's commands: one JSON object on stdout; errors as JSON with a `_tag` on stderr, exit 2. Help and usage
+ * mistakes are for people: the usage as plain text (help on stdout, exit 0; a mistake on stderr, exit 2). Each
+ * command is declared once in `commands`: its options (node:util's parseArgs configuration), the usage's line and
+ * what it runs.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { Type } from "@sinclair/typebox";
-import { loadConfig, ConfigError, type LogLevel } from "./config.ts";
+import { loadConfig, ConfigError, type LogLevel, variables } from "./config.ts";
 import type { Logger } from "./core/log.ts";
 import { EmbeddedPostgresFailed, migrateOn, openDatabase, type OpenDatabase } from "./core/db.ts";
 import { databaseUnavailable } from "./core/startup_failure.ts";
@@ -36,47 +38,8 @@ import {
   subscriptionDeliveries,
 } from "./webhooks/subscriptions.ts";
 
-/** The usage text. */
-export const usage = `usage: bun run cli <command> [options]
-
-commands:
-  migrate                                    apply the pending migrations
-  workspace create --slug S --name N [--owner-email E]
-  workspace suspend --slug S --reason R      refuse every key of the workspace until resumed
-  workspace resume --slug S
-  workspace entitle --slug S --module M      modules: ${moduleIds.join(", ")}
-  workspace unentitle --slug S --module M
-  key create --workspace S --name N --scopes a:read,b:write --expires-in-days 7|30|90|365
-             [--created-by owner|USER_ID] [--budget-per-minute K]
-                                             prints the key's value, this once
-  key revoke --id ID
-  key list --workspace S                     never prints a key's value
-  import --workspace S FILE                  load a workspace document (FILE - reads standard input)
-  import-schema                              the import document's JSON Schema, its rules in descriptions
-  demo                                       the demo workspace (made once), a fresh key, the previous one revoked
-  portal revoke --workspace S --contact ID [--reason T]
-                                             revoke a landlord's portal access; its links stop working
-  sms-number add|remove --workspace S --number +44…
-                                             give or take an SMS number (E.164; one workspace each) for inbound SMS
-  sms-number list --workspace S
-  webhook create --workspace S --url URL --events a,b|* [--description T]
-                                             prints the subscription and its signing secret, this once
-  webhook list --workspace S                 never prints a secret
-  webhook disable --id ID | webhook enable --id ID
-  webhook rotate-secret --id ID              a new secret; the previous one keeps signing for 24 hours
-  webhook deliveries --id ID [--failed]      recent deliveries with their last attempt
-  bank-holidays load FILE                    load GOV.UK's bank-holidays.json (FILE - reads standard input): its
-                                             england-and-wales days replace those of the years it covers
-
-Each command prints one JSON object on stdout. A refusal prints a JSON object with a _tag on stderr and exits 2.
-The database is DATABASE_URL's, else the embedded Postgres under DATA_DIR (default ./.data).`;
-
 /** A command-line mistake: unknown command, missing, unknown or bad option. Printed as text, with the usage. */
 export class UsageError extends TaggedError("UsageError", 400, { message: Type.String() }) {}
-/** What `--help` answers: text to print as it is. */
-export class Help {
-  readonly text = usage;
-}
 /** No API key with that id. */
 export class ApiKeyNotFound extends TaggedError("ApiKeyNotFound", 404, { id: Type.String() }) {}
 /** A module id the service does not know. */
@@ -87,24 +50,364 @@ export class ModuleUnknown extends TaggedError("ModuleUnknown", 400, {
 
 const misuse = (message: string) => new UsageError({ message });
 
-/** Splits argv into positionals and `--name value` (or `--name=value`) options. */
-export function parseArgs(argv: string[]): { positional: string[]; options: Record<string, string> } {
-  const positional: string[] = [];
-  const options: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg.startsWith("--")) {
-      const eq = arg.indexOf("=");
-      const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
-      if (name in options) throw misuse(`--${name} is given twice`);
-      if (eq > 0) options[name] = arg.slice(eq + 1);
-      else {
-        const value = argv[i + 1];
-        if (value === undefined || value.startsWith("--")) throw misuse(`${arg} needs a value`);
-        options[name] = value;
-        i++;
+/**
+ * An option as parseArgs takes it, with what the usage shows: a string option's `value` names its value there, and
+ * it is required unless `optional`. A boolean option is a switch, never required.
+ */
+export type Option = { type: "string"; value: string; optional?: true } | { type: "boolean" };
+
+/** What a command's options hold: a required option's text (never blank), an optional one's if given, a switch. */
+type Values<O extends Record<string, Option>> = {
+  [K in keyof O]: O[K] extends { type: "boolean" }
+    ? boolean
+    : O[K] extends { optional: true }
+      ? string | undefined
+      : string;
+};
+
+/** Runs `f` on the database, opened (and migrated first, unless told not to) for it and closed after. */
+type WithDb = <T>(f: (database: OpenDatabase) => Promise<T>, migrateFirst?: boolean) => Promise<T>;
+
+/** One command: the words that name it, its options and positionals, its line in the usage and what it does. */
+export interface Command<O extends Record<string, Option> = Record<string, Option>> {
+  name: string;
+  options: O;
+  /** The names of its positional arguments (each needed: the command checks, with its own message). */
+  positionals?: readonly string[];
+  summary: string;
+  run(input: { options: Values<O>; args: string[]; withDb: WithDb }): unknown;
+}
+
+const command = <const O extends Record<string, Option>>(c: Command<O>) => c as unknown as Command;
+
+/** A required string option, its value named `value` in the usage. */
+const required = <V extends string>(value: V) => ({ type: "string", value }) as const;
+/** An optional string option. */
+const optional = <V extends string>(value: V) => ({ type: "string", value, optional: true }) as const;
+const slug = required("S");
+const workspace = required("S");
+const id = required("ID");
+const moduleOption = { slug, module: required("M") };
+const number = { workspace, number: required("+44…") };
+
+function knownModule(moduleId: string): string {
+  if (!moduleIds.includes(moduleId)) throw new ModuleUnknown({ moduleId, known: [...moduleIds] });
+  return moduleId;
+}
+
+function e164Number(number: string): string {
+  if (!e164.test(number)) throw misuse(`--number is an E.164 number (+447700900123), not ${JSON.stringify(number)}`);
+  return number;
+}
+
+/** The text of a command's FILE (`-`: standard input). */
+function readFileArg(name: string, file: string | undefined): string {
+  if (!file) throw misuse(`${name} needs a FILE (or - for standard input)`);
+  try {
+    return readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (error) {
+    throw misuse(`cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** Every command, in the usage's order. */
+export const commands: readonly Command[] = [
+  command({
+    name: "migrate",
+    options: {},
+    summary: "apply the pending migrations",
+    run: ({ withDb }) => withDb(({ sessionUrl }) => migrateOn(sessionUrl), false),
+  }),
+  command({
+    name: "workspace create",
+    options: { slug, name: required("N"), "owner-email": optional("E") },
+    summary: "a new workspace and its owner",
+    run: ({ options: o, withDb }) =>
+      withDb(({ db }) => createWorkspace(db, { slug: o.slug, name: o.name, ownerEmail: o["owner-email"] })),
+  }),
+  command({
+    name: "workspace suspend",
+    options: { slug, reason: required("R") },
+    summary: "refuse every key of the workspace until resumed",
+    run: ({ options: o, withDb }) => withDb(({ db }) => suspendWorkspace(db, o.slug, o.reason)),
+  }),
+  command({
+    name: "workspace resume",
+    options: { slug },
+    summary: "its keys work again",
+    run: ({ options: o, withDb }) => withDb(({ db }) => resumeWorkspace(db, o.slug)),
+  }),
+  command({
+    name: "workspace entitle",
+    options: moduleOption,
+    summary: `modules: ${moduleIds.join(", ")}`,
+    run: ({ options: o, withDb }) => {
+      const moduleId = knownModule(o.module);
+      return withDb(({ db }) => entitle(db, o.slug, moduleId));
+    },
+  }),
+  command({
+    name: "workspace unentitle",
+    options: moduleOption,
+    summary: "withdraw a module",
+    run: ({ options: o, withDb }) => {
+      const moduleId = knownModule(o.module);
+      return withDb(({ db }) => unentitle(db, o.slug, moduleId));
+    },
+  }),
+  command({
+    name: "key create",
+    options: {
+      workspace,
+      name: required("N"),
+      scopes: required("a:read,b:write"),
+      "expires-in-days": required(expiryChoices.join("|")),
+      "created-by": optional("owner|USER_ID"),
+      "budget-per-minute": optional("K"),
+    },
+    summary: "prints the key's value, this once",
+    run: ({ options: o, withDb }) => {
+      const scopes = o.scopes
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (!scopes.length) throw misuse("--scopes names at least one scope");
+      const days = o["expires-in-days"];
+      if (!(expiryChoices as readonly number[]).map(String).includes(days)) {
+        throw misuse(`--expires-in-days is one of ${expiryChoices.join(", ")}, not ${JSON.stringify(days)}`);
       }
-    } else positional.push(arg);
+      const budgetText = o["budget-per-minute"];
+      const budget = budgetText === undefined ? undefined : Number(budgetText);
+      if (budget !== undefined && !(/^\d+$/.test(budgetText!) && budget >= 1 && budget <= 1_000_000)) {
+        throw misuse(`--budget-per-minute is a whole number from 1 to 1000000, not ${JSON.stringify(budgetText)}`);
+      }
+      const input = { workspace: o.workspace, name: o.name, scopes, expiresInDays: Number(days) };
+      return withDb(({ db }) => createApiKey(db, { ...input, createdBy: o["created-by"], budgetPerMinute: budget }));
+    },
+  }),
+  command({
+    name: "key revoke",
+    options: { id },
+    summary: "the key stops working at once",
+    run: ({ options: o, withDb }) =>
+      withDb(async ({ db }) => {
+        const row = await revokeApiKey(db, o.id);
+        if (!row) throw new ApiKeyNotFound({ id: o.id });
+        return row;
+      }),
+  }),
+  command({
+    name: "key list",
+    options: { workspace },
+    summary: "never prints a key's value",
+    run: ({ options: o, withDb }) => withDb(async ({ db }) => ({ keys: await listApiKeys(db, o.workspace) })),
+  }),
+  command({
+    name: "import",
+    options: { workspace },
+    positionals: ["FILE"],
+    summary: "load a workspace document (FILE - reads standard input)",
+    run: ({ options: o, args, withDb }) => {
+      const text = readFileArg("import", args[0]);
+      let doc: unknown;
+      try {
+        doc = JSON.parse(text);
+      } catch (error) {
+        throw new ImportRejected({ path: "", message: `The file is not JSON: ${(error as Error).message}` });
+      }
+      return withDb(async ({ db }) => importWorkspace(db, o.workspace, doc));
+    },
+  }),
+  command({
+    name: "import-schema",
+    options: {},
+    summary: "the import document's JSON Schema, its rules in descriptions",
+    run: () => WorkspaceDocument,
+  }),
+  command({
+    name: "demo",
+    options: {},
+    summary: "the demo workspace (made once), a fresh key, the previous one revoked",
+    run: ({ withDb }) => withDb(({ db }) => ensureDemo(db)),
+  }),
+  command({
+    name: "portal revoke",
+    options: { workspace, contact: required("ID"), reason: optional("T") },
+    summary: "revoke a landlord's portal access; its links stop working",
+    run: ({ options: o, withDb }) => {
+      const reason = o.reason?.trim() || null;
+      return withDb(async ({ db }) =>
+        revokePortalAccess(db, { workspaceId: await workspaceIdOf(db, o.workspace), contactId: o.contact, reason }),
+      );
+    },
+  }),
+  command({
+    name: "sms-number add",
+    options: number,
+    summary: "give the workspace a number for inbound SMS (E.164; one workspace each)",
+    run: ({ options: o, withDb }) => {
+      const given = e164Number(o.number);
+      return withDb(({ db }) => addNumber(db, o.workspace, given));
+    },
+  }),
+  command({
+    name: "sms-number remove",
+    options: number,
+    summary: "take the number from the workspace",
+    run: ({ options: o, withDb }) => {
+      const given = e164Number(o.number);
+      return withDb(({ db }) => removeNumber(db, o.workspace, given));
+    },
+  }),
+  command({
+    name: "sms-number list",
+    options: { workspace },
+    summary: "the workspace's SMS numbers",
+    run: ({ options: o, withDb }) => withDb(({ db }) => listNumbers(db, o.workspace)),
+  }),
+  command({
+    name: "webhook create",
+    options: { workspace, url: required("URL"), events: required("a,b|*"), description: optional("T") },
+    summary: "prints the subscription and its signing secret, this once",
+    run: ({ options: o, withDb }) => {
+      const input = { workspace: o.workspace, url: o.url, events: o.events, description: o.description };
+      const allowPrivate = loadConfig().webhooksAllowPrivate;
+      return withDb(({ db }) => createSubscription(db, input, { allowPrivate }));
+    },
+  }),
+  command({
+    name: "webhook list",
+    options: { workspace },
+    summary: "never prints a secret",
+    run: ({ options: o, withDb }) => withDb(({ db }) => listSubscriptions(db, o.workspace)),
+  }),
+  command({
+    name: "webhook disable",
+    options: { id },
+    summary: "no more deliveries until enabled",
+    run: ({ options: o, withDb }) => withDb(({ db }) => setSubscriptionActive(db, o.id, false)),
+  }),
+  command({
+    name: "webhook enable",
+    options: { id },
+    summary: "deliveries again, its failure clock cleared",
+    run: ({ options: o, withDb }) => withDb(({ db }) => setSubscriptionActive(db, o.id, true)),
+  }),
+  command({
+    name: "webhook rotate-secret",
+    options: { id },
+    summary: "a new secret; the previous one keeps signing for 24 hours",
+    run: ({ options: o, withDb }) => withDb(({ db }) => rotateSubscriptionSecret(db, o.id)),
+  }),
+  command({
+    name: "webhook deliveries",
+    options: { id, failed: { type: "boolean" } },
+    summary: "recent deliveries with their last attempt",
+    run: ({ options: o, withDb }) => withDb(({ db }) => subscriptionDeliveries(db, o.id, o.failed)),
+  }),
+  command({
+    name: "bank-holidays load",
+    options: {},
+    positionals: ["FILE"],
+    summary:
+      "load GOV.UK's bank-holidays.json (FILE - reads standard input): its england-and-wales days replace those " +
+      "of the years it covers",
+    run: ({ args, withDb }) => {
+      const file = args[0];
+      const text = readFileArg("bank-holidays load", file);
+      const source = file === "-" ? "standard input" : resolve(file!);
+      return withDb(({ db }) => loadBankHolidays(db, text, source));
+    },
+  }),
+];
+
+const byName = new Map(commands.map((c) => [c.name, c]));
+/** First words shared by several commands (`workspace`, `key`, …): such a command is named by two words. */
+const groups = new Set(commands.filter((c) => c.name.includes(" ")).map((c) => c.name.split(" ")[0]!));
+
+/** Every option of every command, as parseArgs's configuration (an option name has one type in all commands). */
+const knownOptions: Record<string, { type: "string" | "boolean" }> = {};
+for (const c of commands) {
+  for (const [name, option] of Object.entries(c.options)) {
+    if (knownOptions[name] && knownOptions[name].type !== option.type) throw new Error(`--${name}: two types`);
+    knownOptions[name] = { type: option.type };
+  }
+}
+
+/** The usage's lines for one command: its synopsis, then its summary from column 45 (wrapped within 116). */
+function usageLines(c: Command): string[] {
+  const width = 116;
+  const column = 45;
+  const wrap = (words: string[], first: string, indent: string) => {
+    const lines = [first];
+    for (const word of words) {
+      const last = lines[lines.length - 1]!;
+      if (last.trim() !== "" && last.length + 1 + word.length > width) lines.push(indent + word);
+      else lines[lines.length - 1] = last.length === first.length ? last + word : `${last} ${word}`;
+    }
+    return lines;
+  };
+  const options = Object.entries(c.options).map(([name, option]) => {
+    const text = option.type === "boolean" ? `--${name}` : `--${name} ${option.value}`;
+    return option.type === "boolean" || option.optional ? `[${text}]` : text;
+  });
+  const synopsis = wrap([c.name, ...options, ...(c.positionals ?? [])], "  ", " ".repeat(3 + c.name.length));
+  const last = synopsis.pop()!;
+  const fits = last.length < column - 1;
+  const summary = wrap(c.summary.split(" "), fits ? last.padEnd(column) : " ".repeat(column), " ".repeat(column));
+  return fits ? [...synopsis, ...summary] : [...synopsis, last, ...summary];
+}
+
+/** The usage text. */
+export const usage = `usage: bun run cli <command> [options]
+
+commands:
+${commands.flatMap(usageLines).join("\n")}
+
+Each command prints one JSON object on stdout. A refusal prints a JSON object with a _tag on stderr and exits 2.
+The database is DATABASE_URL's, else the embedded Postgres under DATA_DIR (default ${variables.dataDir.default}).`;
+
+/** What `--help` answers: text to print as it is. */
+export class Help {
+  readonly text = usage;
+}
+
+/**
+ * Splits argv into positionals and options with parseArgs: `--name value` or `--name=value`, `--flag` for a boolean
+ * option; an option no command takes still takes a value (the command then refuses it by name). Single-dash words
+ * (`-`, `-x`) are positionals.
+ */
+export function parse(argv: string[]): { positional: string[]; options: Map<string, string | true> } {
+  const config = { ...knownOptions };
+  for (const arg of argv) {
+    if (arg === "--") break;
+    const name = arg.startsWith("--") ? arg.slice(2).split("=")[0]! : "";
+    if (name !== "" && !Object.hasOwn(config, name)) config[name] = { type: "string" };
+  }
+  const { tokens } = parseArgs({ args: argv, options: config, strict: false, allowPositionals: true, tokens: true });
+  const positional: string[] = [];
+  const options = new Map<string, string | true>();
+  let shortAt = -1;
+  for (const token of tokens) {
+    if (token.kind === "positional") positional.push(token.value);
+    if (token.kind !== "option") continue;
+    if (!token.rawName.startsWith("--")) {
+      // `-x` (parseArgs reads `-xy` as two options at one index): the word itself.
+      if (token.index !== shortAt) positional.push(argv[token.index]!);
+      shortAt = token.index;
+      continue;
+    }
+    const name = token.name;
+    if (options.has(name)) throw misuse(`--${name} is given twice`);
+    if (config[name]?.type === "boolean") {
+      if (token.value !== undefined) throw misuse(`--${name} takes no value`);
+      options.set(name, true);
+    } else {
+      if (token.value === undefined || (!token.inlineValue && token.value.startsWith("--"))) {
+        throw misuse(`--${name} needs a value`);
+      }
+      options.set(name, token.value);
+    }
   }
   return { positional, options };
 }
@@ -116,35 +419,27 @@ export async function run(
 ): Promise<unknown> {
   if (argv.includes("--help") || argv.includes("-h") || argv[0] === "help") return new Help();
   if (argv.length === 0) throw misuse("no command given");
-  // `--failed` is the one option without a value.
-  const { positional, options } = parseArgs(argv.filter((a) => a !== "--failed"));
-  if (argv.includes("--failed")) options.failed = "true";
-  const [command, sub] = positional;
-  const twoWords =
-    command === "workspace" ||
-    command === "key" ||
-    command === "portal" ||
-    command === "sms-number" ||
-    command === "webhook" ||
-    command === "bank-holidays";
-  const name = twoWords ? `${command} ${sub ?? ""}`.trim() : command!;
-  const args = positional.slice(twoWords ? 2 : 1);
-  const allow = (names: string[], positionals = 0) => {
-    for (const option of Object.keys(options))
-      if (!names.includes(option)) throw misuse(`${name} takes no option --${option}`);
-    if (args.length > positionals) throw misuse(`${name}: unexpected ${JSON.stringify(args[positionals])}`);
-  };
-  const need = (option: string) => {
-    const value = options[option];
-    if (value === undefined || value.trim() === "") throw misuse(`${name} needs --${option}`);
-    return value;
-  };
-  const moduleOption = () => {
-    const moduleId = need("module");
-    if (!moduleIds.includes(moduleId)) throw new ModuleUnknown({ moduleId, known: [...moduleIds] });
-    return moduleId;
-  };
-  const withDb = async <T>(f: (database: OpenDatabase) => Promise<T>, migrateFirst = true) => {
+  const { positional, options } = parse(argv);
+  const [first = "", second] = positional;
+  const words = groups.has(first) ? 2 : 1;
+  const name = words === 2 ? `${first} ${second ?? ""}`.trim() : first;
+  const command = byName.get(name);
+  if (!command) throw misuse(`unknown command: ${positional.join(" ")}`);
+  const args = positional.slice(words);
+  for (const option of options.keys()) {
+    if (!Object.hasOwn(command.options, option)) throw misuse(`${name} takes no option --${option}`);
+  }
+  const most = command.positionals?.length ?? 0;
+  if (args.length > most) throw misuse(`${name}: unexpected ${JSON.stringify(args[most])}`);
+  const values: Record<string, string | boolean | undefined> = {};
+  for (const [option, spec] of Object.entries(command.options)) {
+    const value = options.get(option);
+    if (spec.type === "boolean") values[option] = value === true;
+    else if (!spec.optional && (typeof value !== "string" || value.trim() === "")) {
+      throw misuse(`${name} needs --${option}`);
+    } else values[option] = value as string | undefined;
+  }
+  const withDb: WithDb = async (f, migrateFirst = true) => {
     const database = await open({ migrate: migrateFirst });
     try {
       return await f(database);
@@ -152,175 +447,7 @@ export async function run(
       await database.close();
     }
   };
-
-  switch (name) {
-    case "migrate":
-      allow([]);
-      return withDb(({ sessionUrl }) => migrateOn(sessionUrl), false);
-    case "workspace create": {
-      allow(["slug", "name", "owner-email"]);
-      const input = { slug: need("slug"), name: need("name"), ownerEmail: options["owner-email"] };
-      return withDb(({ db }) => createWorkspace(db, input));
-    }
-    case "workspace suspend": {
-      allow(["slug", "reason"]);
-      const [slug, reason] = [need("slug"), need("reason")];
-      return withDb(({ db }) => suspendWorkspace(db, slug, reason));
-    }
-    case "workspace resume": {
-      allow(["slug"]);
-      const slug = need("slug");
-      return withDb(({ db }) => resumeWorkspace(db, slug));
-    }
-    case "workspace entitle": {
-      allow(["slug", "module"]);
-      const [slug, moduleId] = [need("slug"), moduleOption()];
-      return withDb(({ db }) => entitle(db, slug, moduleId));
-    }
-    case "workspace unentitle": {
-      allow(["slug", "module"]);
-      const [slug, moduleId] = [need("slug"), moduleOption()];
-      return withDb(({ db }) => unentitle(db, slug, moduleId));
-    }
-    case "key create": {
-      allow(["workspace", "name", "scopes", "expires-in-days", "created-by", "budget-per-minute"]);
-      const workspace = need("workspace");
-      const keyName = need("name");
-      const scopes = need("scopes")
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
-      if (!scopes.length) throw misuse("--scopes names at least one scope");
-      const days = need("expires-in-days");
-      if (!(expiryChoices as readonly number[]).map(String).includes(days)) {
-        throw misuse(`--expires-in-days is one of ${expiryChoices.join(", ")}, not ${JSON.stringify(days)}`);
-      }
-      const budgetText = options["budget-per-minute"];
-      const budget = budgetText === undefined ? undefined : Number(budgetText);
-      if (budget !== undefined && !(/^\d+$/.test(budgetText!) && budget >= 1 && budget <= 1_000_000)) {
-        throw misuse(`--budget-per-minute is a whole number from 1 to 1000000, not ${JSON.stringify(budgetText)}`);
-      }
-      return withDb(({ db }) =>
-        createApiKey(db, {
-          workspace,
-          name: keyName,
-          scopes,
-          expiresInDays: Number(days),
-          createdBy: options["created-by"],
-          budgetPerMinute: budget,
-        }),
-      );
-    }
-    case "key revoke": {
-      allow(["id"]);
-      const id = need("id");
-      return withDb(async ({ db }) => {
-        const row = await revokeApiKey(db, id);
-        if (!row) throw new ApiKeyNotFound({ id });
-        return row;
-      });
-    }
-    case "key list": {
-      allow(["workspace"]);
-      const workspace = need("workspace");
-      return withDb(async ({ db }) => ({ keys: await listApiKeys(db, workspace) }));
-    }
-    case "import": {
-      allow(["workspace"], 1);
-      const workspace = need("workspace");
-      const file = args[0];
-      if (!file) throw misuse("import needs a FILE (or - for standard input)");
-      let text: string;
-      try {
-        text = readFileSync(file === "-" ? 0 : file, "utf8");
-      } catch (error) {
-        throw misuse(`cannot read ${file}: ${(error as Error).message}`);
-      }
-      let doc: unknown;
-      try {
-        doc = JSON.parse(text);
-      } catch (error) {
-        throw new ImportRejected({ path: "", message: `The file is not JSON: ${(error as Error).message}` });
-      }
-      return withDb(async ({ db }) => importWorkspace(db, workspace, doc));
-    }
-    case "import-schema":
-      allow([]);
-      return WorkspaceDocument;
-    case "demo":
-      allow([]);
-      return withDb(({ db }) => ensureDemo(db));
-    case "portal revoke": {
-      allow(["workspace", "contact", "reason"]);
-      const [workspace, contactId] = [need("workspace"), need("contact")];
-      const reason = options.reason?.trim() || null;
-      return withDb(async ({ db }) =>
-        revokePortalAccess(db, { workspaceId: await workspaceIdOf(db, workspace), contactId, reason }),
-      );
-    }
-    case "sms-number add":
-    case "sms-number remove": {
-      allow(["workspace", "number"]);
-      const [workspace, number] = [need("workspace"), need("number")];
-      if (!e164.test(number))
-        throw misuse(`--number is an E.164 number (+447700900123), not ${JSON.stringify(number)}`);
-      return withDb<unknown>(({ db }) =>
-        sub === "add" ? addNumber(db, workspace, number) : removeNumber(db, workspace, number),
-      );
-    }
-    case "sms-number list": {
-      allow(["workspace"]);
-      const workspace = need("workspace");
-      return withDb(({ db }) => listNumbers(db, workspace));
-    }
-    case "webhook create": {
-      allow(["workspace", "url", "events", "description"]);
-      const input = {
-        workspace: need("workspace"),
-        url: need("url"),
-        events: need("events"),
-        description: options.description,
-      };
-      const allowPrivate = loadConfig().webhooksAllowPrivate;
-      return withDb(({ db }) => createSubscription(db, input, { allowPrivate }));
-    }
-    case "webhook list": {
-      allow(["workspace"]);
-      const workspace = need("workspace");
-      return withDb(({ db }) => listSubscriptions(db, workspace));
-    }
-    case "webhook disable":
-    case "webhook enable": {
-      allow(["id"]);
-      const id = need("id");
-      return withDb(({ db }) => setSubscriptionActive(db, id, name === "webhook enable"));
-    }
-    case "webhook rotate-secret": {
-      allow(["id"]);
-      const id = need("id");
-      return withDb(({ db }) => rotateSubscriptionSecret(db, id));
-    }
-    case "webhook deliveries": {
-      allow(["id", "failed"]);
-      const id = need("id");
-      return withDb(({ db }) => subscriptionDeliveries(db, id, options.failed === "true"));
-    }
-    case "bank-holidays load": {
-      allow([], 1);
-      const file = args[0];
-      if (!file) throw misuse("bank-holidays load needs a FILE (or - for standard input)");
-      let text: string;
-      try {
-        text = readFileSync(file === "-" ? 0 : file, "utf8");
-      } catch (error) {
-        throw misuse(`cannot read ${file}: ${(error as Error).message}`);
-      }
-      const source = file === "-" ? "standard input" : resolve(file);
-      return withDb(({ db }) => loadBankHolidays(db, text, source));
-    }
-    default:
-      throw misuse(`unknown command: ${positional.join(" ")}`);
-  }
+  return command.run({ options: values as Values<Record<string, Option>>, args, withDb });
 }
 
 /** A logger for the CLI: every line goes to stderr, so stdout holds only the answer. */
