@@ -14,7 +14,8 @@ FROM oven/bun:1.4.5-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/app/.data
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json bun.lock tsconfig.json ./
+# bunfig.toml: `bun run cli …` (docker exec) prints no `$ bun src/cli.ts …` line, only the command's output.
+COPY package.json bun.lock tsconfig.json bunfig.toml ./
 COPY src ./src
 COPY sql ./sql
 # Without DATABASE_URL the embedded Postgres keeps its data here, as the bun user: mount a volume on it

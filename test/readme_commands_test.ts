@@ -91,7 +91,7 @@ const notRunHere: Record<string, string> = {
 
 /** A folder laid out as the project: the repository's files linked in, its own `.data`. */
 const project = mkdtempSync(join(tmpdir(), "lettings-readme-"));
-for (const name of ["package.json", "bun.lock", "tsconfig.json", "src", "sql", "node_modules"])
+for (const name of ["package.json", "bun.lock", "tsconfig.json", "bunfig.toml", "src", "sql", "node_modules"])
   symlinkSync(join(root, name), join(project, name));
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
@@ -114,11 +114,6 @@ async function sh(
   // Nothing left to fill in: the rest is the README's text.
   expect(script.replace(/\s#.*$/gm, "")).not.toContain("…");
   return runToEnd(["sh", "-e", "-c", script], { cwd: project, env: options.env, stdin: options.stdin });
-}
-
-/** What a run wrote on stderr, without the lines `bun run` echoes (`$ bun src/cli.ts …`). */
-function withoutEcho(stderr: string): string {
-  return stderr.replace(/^\$ bun .*\n/gm, "");
 }
 
 /** The JSON objects a run printed one after the other (the CLI pretty-prints each). */
@@ -280,7 +275,8 @@ describe("First setup, against your own Postgres", () => {
     const lines = shBlockAfter("## First setup");
     expect(lines[0]).toStartWith("export DATABASE_URL=");
     const run = await sh(lines, { fill: fillUrl, env: commandEnv() });
-    expect({ code: run.code, stderr: withoutEcho(run.stderr) }).toEqual({ code: 0, stderr: "" });
+    // bunfig.toml's `[run] silent`: `bun run` echoes no `$ bun src/cli.ts …` line.
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
     const [workspace, entitled, imported, key] = jsonObjects(run.stdout);
     expect(workspace).toMatchObject({ slug: "acme" });
     expect(entitled).toMatchObject({ slug: "acme", moduleId: "maintenance-pro", entitled: true });
@@ -308,6 +304,16 @@ describe("First setup, against your own Postgres", () => {
     } finally {
       start.proc.kill("SIGKILL");
     }
+  });
+
+  test("a refusal of `bun run cli` is its JSON alone on stderr, exit code 2", async () => {
+    // The README's workspace line again: the slug is taken now.
+    const line = shBlockAfter("## First setup").find((l) => l.startsWith("bun run cli workspace create "))!;
+    const run = await sh([line], { env: commandEnv({ DATABASE_URL: own.url }) });
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: "" });
+    const refusal = JSON.parse(run.stderr);
+    expect(refusal).toMatchObject({ _tag: "TenantCreateRejected", field: "slug" });
+    expect(run.stderr).toBe(`${JSON.stringify(refusal)}\n`);
   });
 
   test("the SMS number line, the help and the import schema", async () => {
