@@ -116,6 +116,9 @@ const awaabsLaw: RuleSet = {
 /** The rule sets by policyVersion; a workspace's hazard settings name the one its triages take. */
 const ruleSets: Record<string, RuleSet> = { "awaabs-law-2025-10-27": awaabsLaw };
 
+/** The policyVersions of the rule sets the service knows. */
+export const knownPolicyVersions: readonly string[] = Object.keys(ruleSets);
+
 /** Whether the service knows the rule set a policyVersion names. */
 export function knownPolicyVersion(policyVersion: string): boolean {
   return Object.hasOwn(ruleSets, policyVersion);

@@ -12,7 +12,7 @@ import { keyActor, recordEvent } from "../events/record.ts";
 import type { EventType } from "../events/event_type.ts";
 import type { Principal } from "../core/auth.ts";
 import { readWorkingCalendar } from "./bank_holidays.ts";
-import { openDues, repairClocks, type ClockContext } from "./clocks.ts";
+import type { ClockContext } from "./clocks.ts";
 import {
   MilestoneOutOfOrder,
   MilestoneRecorded,
@@ -46,12 +46,12 @@ import {
   checkHazardPair,
   checkMilestone,
   checkMilestoneFields,
-  clockFacts,
   futureToleranceMs,
   inOrder,
   instantText,
   isRepairStatus,
   repairAnswer,
+  storedDues,
 } from "./repair_rules.ts";
 import {
   CancelRepairBody,
@@ -110,7 +110,7 @@ async function writeRepair(
   changes: Omit<RepairChanges, "openDueAt" | "openDueLastAt" | "updatedAt">,
   context: ClockContext,
 ): Promise<Repair> {
-  const dues = openDues(repairClocks(clockFacts({ ...row, ...changes } as RepairRow), context));
+  const dues = storedDues({ ...row, ...changes } as RepairRow, context);
   const updated = await updateRepair(tx, row.workspaceId, row.id, row.revision, {
     ...changes,
     openDueAt: dues.first,
@@ -284,7 +284,7 @@ export const reportRepair = operation({
         triagedByUserId: triaged ? principal.createdByUserId : null,
         createdAt: now,
       };
-      const dues = openDues(repairClocks({ ...fields, milestones: [], cancelledAt: null }, context));
+      const dues = storedDues({ ...fields, milestones: [], cancelledAt: null }, context);
       const row = await insertRepair(tx, { ...fields, openDueAt: dues.first, openDueLastAt: dues.last });
       const repair = repairAnswer(row, context);
       await recordWrite(tx, principal, xRequestId, {

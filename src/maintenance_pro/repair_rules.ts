@@ -1,7 +1,7 @@
 /// <reference types="temporal-spec/global" />
 /** The rules of repair writes that need no database: body pairs, instants sent, milestone order, the answer. */
 import { RequestInvalid } from "../core/errors.ts";
-import { repairClocks, type ClockContext, type ClockFacts } from "./clocks.ts";
+import { openDues, repairClocks, type ClockContext, type ClockFacts } from "./clocks.ts";
 import { MilestoneOutOfOrder, MilestoneRecorded, RepairRejected } from "./errors.ts";
 import type { RepairRow } from "./queries.ts";
 import {
@@ -97,8 +97,14 @@ export function isRepairStatus(status: string | null): status is RepairStatus {
   return (repairStatuses as readonly (string | null)[]).includes(status);
 }
 
+/** The fields of a repair its clocks are computed from. */
+export type ClockFields = Pick<
+  RepairRow,
+  "status" | "awareAt" | "hazard" | "hhsrsHazard" | "regime" | "policyVersion" | "milestones" | "cancelledAt"
+>;
+
 /** The facts of a repair the clocks read. */
-export function clockFacts(repair: RepairRow): ClockFacts {
+export function clockFacts(repair: ClockFields): ClockFacts {
   const legacy = !isRepairStatus(repair.status);
   return {
     awareAt: legacy ? null : repair.awareAt,
@@ -109,6 +115,16 @@ export function clockFacts(repair: RepairRow): ClockFacts {
     milestones: repair.milestones,
     cancelledAt: repair.cancelledAt,
   };
+}
+
+/**
+ * The due instants every writer stores with a repair (`open_due_at`, `open_due_last_at`: the list's order and
+ * filters): the earliest and latest among the open clocks it will have once written. The API's writes and the
+ * workspace import both store these, so a repair's row is the same whichever wrote it. Which clocks are open depends
+ * on neither `now` nor the basis, only on the repair and the working calendar.
+ */
+export function storedDues(repair: ClockFields, context: ClockContext): { first: string | null; last: string | null } {
+  return openDues(repairClocks(clockFacts(repair), context));
 }
 
 /** A repair as answered: its stored fields in the resource's order, and its clocks computed now. */

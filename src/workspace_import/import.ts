@@ -18,7 +18,9 @@ import {
   setRegime,
   writeTable,
 } from "./queries.ts";
-import { invoiceChildren, tableOrder } from "./tables.ts";
+import { withStoredDues } from "./repair_records.ts";
+import { invoiceChildren, tableOrder, type Row } from "./tables.ts";
+import { readWorkingCalendar } from "../maintenance_pro/bank_holidays.ts";
 import { validateDocument } from "./validate.ts";
 
 /** Validates and plans a document without touching a database; throws ImportRejected. */
@@ -35,6 +37,15 @@ export async function importWorkspace(db: Db, slug: string, doc: unknown): Promi
 }
 
 /**
+ * The planned repairs with the due instants the API's writes store, from the clocks each will have with the working
+ * calendar as stored (which clocks are open depends on neither the basis nor now).
+ */
+async function repairsWithDues(tx: Tx, rows: Row<"repairs">[]): Promise<Row<"repairs">[]> {
+  const context = { calendar: await readWorkingCalendar(tx), prsInForceFrom: null, now: new Date().toISOString() };
+  return withStoredDues(rows, context);
+}
+
+/**
  * Writes a planned document into a workspace inside the caller's transaction, after checking it against the stored
  * records. Any failure throws, and the caller's rollback leaves nothing written.
  */
@@ -45,8 +56,9 @@ export async function loadPlan(tx: Tx, workspaceId: string, plan: Plan): Promise
   const invoicesWritten = new Set<string>();
   let written = 0;
   const invoicesTouched = new Set<string>();
+  const repairs = plan.rows.repairs?.length ? await repairsWithDues(tx, plan.rows.repairs) : [];
   for (const table of tableOrder) {
-    const rows = plan.rows[table] ?? [];
+    const rows = table === "repairs" ? repairs : (plan.rows[table] ?? []);
     const parents = plan.parents[table] ?? [];
     if (!rows.length && !parents.length) continue;
     const isInvoice = table === "contractor_invoices";

@@ -2,6 +2,7 @@
 import { contactNorms, normalisePostcode } from "../contacts/normalise.ts";
 import { deriveInvoice } from "../contractor_invoices/derive.ts";
 import { ImportRejected } from "./errors.ts";
+import { repairRow } from "./repair_records.ts";
 import { collections, type WorkspaceDoc } from "./schema.ts";
 import type { Row, Rows, TableName } from "./tables.ts";
 
@@ -357,13 +358,24 @@ export function planImport(doc: WorkspaceDoc): Plan {
         ? { attribute: "propertyId", value: r.propertyId, message: `must be a unit of property "${r.propertyId}"` }
         : undefined,
     );
-    add("repairs", {
-      id: r.id,
-      reference: orNull(r.reference),
-      status: orNull(r.status),
-      property_id: orNull(r.propertyId),
-      unit_id: orNull(r.unitId),
+    ref(
+      "tenancies",
+      r.tenancyId,
+      path,
+      "tenancyId",
+      r.unitId
+        ? { attribute: "unitId", value: r.unitId, message: `must be a tenancy of unit "${r.unitId}"` }
+        : undefined,
+    );
+    ref("contacts", r.reporter?.contactId, `${path}/reporter`, "contactId");
+    ref("users", r.triagedByUserId, path, "triagedByUserId");
+    r.milestones?.forEach((m, j) => {
+      ref("users", m.recordedByUserId, `${path}/milestones/${j}`, "recordedByUserId");
     });
+    r.accessAttempts?.forEach((a, j) => {
+      unique(`access attempt of repair ${r.id}`, a.id, `${path}/accessAttempts/${j}`);
+    });
+    add("repairs", repairRow(r, path));
   });
 
   doc.tasks?.forEach((t, i) => {

@@ -7,6 +7,18 @@ import { dateRangeText } from "../core/dates.ts";
 import "../core/formats.ts";
 import { Identifier, Nullable } from "../core/schema.ts";
 import { groups, moduleFor } from "../core/groups.ts";
+import { knownPolicyVersions } from "../maintenance_pro/clocks.ts";
+import {
+  accessOutcomes,
+  categories,
+  channels,
+  hazardLevels,
+  hhsrsHazards,
+  investigationOutcomes,
+  milestoneKinds,
+  reporterKinds,
+  summaryMethods,
+} from "../maintenance_pro/repair_schema.ts";
 
 /** The modules a workspace can be entitled to: those the API groups need. */
 export const moduleIds: readonly string[] = [...new Set(groups.map(moduleFor).filter((m): m is string => !!m))].sort();
@@ -239,16 +251,113 @@ export const Handover = Rec(
   "A handover.",
 );
 
+const RepairText = (description: string, max: number) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: "\\S", description: `${description} Stored trimmed.` });
+
+/** Who reported a repair. */
+export const RepairReporter = Rec(
+  {
+    kind: Enum([...reporterKinds], "Who reported it."),
+    contactId: Opt(Id),
+    name: Opt(RepairText("The reporter's name as given, up to 200 characters.", 200)),
+  },
+  "Who reported the repair; contactId, when given, must name a contact.",
+);
+
+/** A milestone of a repair. */
+export const RepairMilestone = Rec(
+  {
+    kind: Enum([...milestoneKinds], "The milestone."),
+    at: Instant,
+    outcome: Opt(
+      Enum([...investigationOutcomes], "The investigation's finding: required for investigated, refused otherwise."),
+    ),
+    method: Opt(Enum([...summaryMethods], "How the summary was sent: required for summary_sent, refused otherwise.")),
+    note: Opt(RepairText("A note, up to 2000 characters.", 2000)),
+    recordedAt: Opt({
+      ...Instant,
+      description: `When it was recorded; its \`at\` when omitted. ${Instant.description}`,
+    }),
+    recordedByUserId: Id,
+  },
+  "A milestone: what happened and when (`at`), and the user who recorded it.",
+);
+
+/** An attempt to get into the home for a repair. */
+export const RepairAccessAttempt = Rec(
+  {
+    id: Id,
+    at: Instant,
+    outcome: Enum([...accessOutcomes], "What happened."),
+    note: Opt(RepairText("A note, up to 2000 characters.", 2000)),
+    recordedAt: Opt({
+      ...Instant,
+      description: `When it was recorded; its \`at\` when omitted. ${Instant.description}`,
+    }),
+  },
+  "An access attempt, kept as evidence; not before the repair's awareAt.",
+);
+
 /** A repair. */
 export const Repair = Rec(
   {
     id: Id,
-    reference: Opt(Str("Reference.", 100)),
-    status: Opt(Str("Status; completed and cancelled close its follow-ups.", 50)),
+    reference: Opt(
+      Str("Reference: `R-<n>` for the repairs desk's count, which goes on above the highest imported number.", 100),
+    ),
+    status: Opt(
+      Str(
+        "reported, triaged, in_progress, completed or cancelled; any other value makes a legacy record (no clocks). " +
+          "completed and cancelled close its follow-ups.",
+        50,
+      ),
+    ),
     propertyId: Opt(Id),
     unitId: Opt(Id),
+    tenancyId: Opt(Id),
+    title: Opt(RepairText("1 to 200 characters.", 200)),
+    description: Opt(RepairText("What is wrong, up to 5000 characters.", 5000)),
+    location: Opt(RepairText("Where in the home, up to 200 characters.", 200)),
+    category: Opt(Enum([...categories], "What needs repairing.")),
+    reporter: Opt(RepairReporter),
+    channel: Opt(Enum([...channels], "How the report reached the agency.")),
+    awareAt: Opt({
+      ...Instant,
+      description: `When the agency became aware: the clocks' anchor. ${Instant.description}`,
+    }),
+    hazard: Opt(Enum([...hazardLevels], "The triage's hazard; set means triaged.")),
+    hhsrsHazard: Opt(
+      Enum([...hhsrsHazards], "The HHSRS hazard: required with hazard significant or emergency, refused otherwise."),
+    ),
+    regime: Opt(Enum(["private", "social"], "The hazard settings' regime at the last triage.")),
+    policyVersion: Opt(
+      Str(
+        `The rule set of the clocks at the last triage: one the service knows (${knownPolicyVersions.join(", ")}).`,
+        100,
+      ),
+    ),
+    triagedAt: Opt(Instant),
+    triagedByUserId: Opt(Id),
+    triageNote: Opt(RepairText("The last triage's note, up to 2000 characters.", 2000)),
+    milestones: Opt(Type.Array(RepairMilestone, { description: "The whole list (omitted or null: none)." })),
+    accessAttempts: Opt(Type.Array(RepairAccessAttempt, { description: "The whole list (omitted or null: none)." })),
+    cancelReason: Opt(RepairText("Why it was cancelled, up to 500 characters.", 500)),
+    cancelledAt: Opt(Instant),
+    createdAt: Created,
   },
-  "A repair; its unit, when given with a property, must belong to that property.",
+  [
+    "A repair, with the fields the repairs API answers; its hazard clocks are computed from them, never imported.",
+    "References: the unit must be one of the property, the tenancy one of the unit, the reporter's contact and the",
+    "users must exist. A repair whose status is none of reported, triaged, in_progress, completed, cancelled is a",
+    "legacy record: it keeps its fields, has no clocks and no milestones. The other rules are the API's: hazard set",
+    "means triaged and needs awareAt, regime, policyVersion and triagedAt, and hhsrsHazard goes with significant and",
+    "emergency only; reported has no hazard; a triaged repair with status triaged has no milestones, in_progress has",
+    "some but not completed, completed has completed, cancelled has cancelledAt and cancelReason (which only a",
+    "cancelled repair has). Milestones need a hazard and keep the API's order: each kind once, summary_sent after",
+    "investigated, safety_work_started and preventative_work_started after an investigation that found",
+    "hazard_confirmed, none before awareAt or (those three) the investigation. Instants are not compared with the",
+    "time of the import. Its revision goes up by one whenever an import changes it.",
+  ].join(" "),
 );
 
 const subjectNote =
