@@ -38,7 +38,9 @@ test("sql/0021 drops the workspace keys of the four tables a creation fills, no 
     for (const t of dropped) expect(keysBefore).toContain(t);
 
     expect((await migrate(fresh)).applied[0]).toBe("0021_create_writes.sql");
-    expect(await workspaceKeys(fresh)).toEqual(keysBefore.filter((t) => !dropped.includes(t)));
+    // Tables of later migrations (repair_references, …) may add keys of their own: only the earlier ones are compared.
+    const keysAfter = (await workspaceKeys(fresh)).filter((t) => keysBefore.includes(t));
+    expect(keysAfter).toEqual(keysBefore.filter((t) => !dropped.includes(t)));
     const [counts] = await fresh`
       select (select count(*)::int from contacts) as contacts, (select count(*)::int from activity_log) as activity,
              (select count(*)::int from events) as events, (select count(*)::int from idempotency_ledger) as ledger`;
