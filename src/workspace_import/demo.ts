@@ -38,7 +38,7 @@ export async function ensureDemo(db: Db): Promise<DemoKey> {
   let created = false;
   if (!workspaceId) {
     const [row] = await db<{ today: string }[]>`select ymd(london_today()) as today`;
-    const plan = prepareDocument(demoDocument(row!.today));
+    const plan = prepareDocument(demoDocument(row!.today, Date.now()));
     const id = ulid();
     created = await db.begin(async (tx) => {
       const [made] = await tx`

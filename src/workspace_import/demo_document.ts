@@ -1,9 +1,13 @@
 /** The demo workspace's document: a small UK letting agency, with every date relative to today in Europe/London. */
 import { londonInstant, londonToday } from "../core/dates.ts";
+import { demoRepairs } from "./demo_repairs.ts";
 import type { WorkspaceDoc } from "./schema.ts";
 
-/** Builds the demo document for a given London date. Ids are fixed; dates move with `today`. */
-export function demoDocument(today = londonToday()): WorkspaceDoc {
+/**
+ * Builds the demo document for a given London date, made at `now` (epoch milliseconds). Ids are fixed; dates move
+ * with `today`, and the repairs' instants with `now` (their hazard clocks' states depend on it).
+ */
+export function demoDocument(today = londonToday(), now = Date.now()): WorkspaceDoc {
   const base = Date.parse(`${today}T00:00:00Z`);
   /** The date `n` days from today. */
   const day = (n: number) => new Date(base + n * 86_400_000).toISOString().slice(0, 10);
@@ -31,7 +35,7 @@ export function demoDocument(today = londonToday()): WorkspaceDoc {
       { id: "usr-owen", name: "Owen Hughes", email: "owen.hughes@harbour-lettings.example", role: "staff" },
     ],
     entitlements: ["maintenance-pro", "telephony"],
-    hazardSettings: { regime: "private" },
+    hazardSettings: { regime: "social" },
 
     contacts: [
       {
@@ -684,64 +688,7 @@ export function demoDocument(today = londonToday()): WorkspaceDoc {
       },
     ],
 
-    repairs: [
-      {
-        id: "rep-1031",
-        reference: "R-1031",
-        status: "completed",
-        propertyId: "prop-ashby-court",
-        unitId: "unit-ashby-1a",
-      },
-      {
-        id: "rep-1042",
-        reference: "R-1042",
-        status: "in_progress",
-        propertyId: "prop-ashby-court",
-        unitId: "unit-ashby-2b",
-      },
-      {
-        id: "rep-1043",
-        reference: "R-1043",
-        status: "completed",
-        propertyId: "prop-ashby-court",
-        unitId: "unit-ashby-2b",
-      },
-      {
-        id: "rep-1051",
-        reference: "R-1051",
-        status: "reported",
-        propertyId: "prop-ancoats-works",
-        unitId: "unit-ancoats-3",
-      },
-      {
-        id: "rep-1052",
-        reference: "R-1052",
-        status: "completed",
-        propertyId: "prop-ancoats-works",
-        unitId: "unit-ancoats-3",
-      },
-      {
-        id: "rep-1060",
-        reference: "R-1060",
-        status: "cancelled",
-        propertyId: "prop-ancoats-works",
-        unitId: "unit-ancoats-5",
-      },
-      {
-        id: "rep-1070",
-        reference: "R-1070",
-        status: "awaiting_contractor",
-        propertyId: "prop-wellington-road",
-        unitId: "unit-wellington",
-      },
-      {
-        id: "rep-1075",
-        reference: "R-1075",
-        status: "in_progress",
-        propertyId: "prop-headingley-mews",
-        unitId: "unit-headingley-4",
-      },
-    ],
+    repairs: demoRepairs(now),
     tasks: [
       {
         id: "task-reseal-shower",

@@ -49,6 +49,45 @@ describe("the demo workspace", () => {
     expect(res.body.outstanding.length).toBeGreaterThanOrEqual(8);
   });
 
+  test("its repairs desk shows a clock in each status, most urgent first", async () => {
+    const res = await h.request("GET", "/maintenance-pro/repairs?limit=200", { key: demo.key });
+    expect(res.status).toBe(200);
+    type Clock = { kind: string; basis: string; status: string; dueAt: string };
+    type Repair = { id: string; status: string; hhsrsHazard: string | null; clocks: Clock[] };
+    const repairs: Repair[] = res.body;
+    const clocks = repairs.flatMap((r) => r.clocks.map((c) => ({ ...c, repair: r })));
+    expect([...new Set(clocks.map((c) => c.status))].sort()).toEqual([
+      "breached",
+      "ceased",
+      "met",
+      "met_late",
+      "running",
+    ]);
+    expect([...new Set(repairs.map((r) => r.status))].sort()).toEqual([
+      "awaiting_contractor",
+      "cancelled",
+      "completed",
+      "in_progress",
+      "reported",
+      "triaged",
+    ]);
+    const statutory = (c: Clock) => c.basis === "statutory";
+    const [breached, emergency, dueThisWeek] = repairs;
+    // A damp and mould investigation not made in its 10 working days.
+    expect(breached!.hhsrsHazard).toBe("damp_and_mould_growth");
+    expect(breached!.clocks.filter(statutory).map((c) => `${c.kind} ${c.status}`)).toEqual([
+      "significant_investigate breached",
+    ]);
+    // The social regime's emergency: 24 hours to investigate and to make safe, both running.
+    expect(emergency!.clocks.filter(statutory).map((c) => `${c.kind} ${c.status}`)).toEqual([
+      "emergency_investigate running",
+      "emergency_make_safe running",
+    ]);
+    const running = dueThisWeek!.clocks.find((c) => c.status === "running")!;
+    expect(Date.parse(running.dueAt) - Date.now()).toBeGreaterThan(24 * 3_600_000);
+    expect(Date.parse(running.dueAt) - Date.now()).toBeLessThan(7 * 24 * 3_600_000);
+  });
+
   test("every GET operation answers 200 for the demo key with its parameters left out", async () => {
     for (const op of operations.filter((o) => o.method === "GET" && !o.path.includes(":"))) {
       const res = await h.request("GET", op.path, { key: demo.key });

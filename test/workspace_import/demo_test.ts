@@ -232,6 +232,16 @@ describe("the demo document", () => {
     expect(doc.onboardingCheckouts!.some((c) => c.status === "started")).toBe(true);
     expect(doc.blocks!.every((b) => Object.keys(b.facts ?? {}).length > 0)).toBe(true);
     expect(doc.blocks!.some((b) => (b.history ?? []).length > 1)).toBe(true);
+    expect(doc.hazardSettings).toEqual({ regime: "social" });
+    // The five statuses of a repair, and a legacy record's own.
+    expect(set(doc.repairs!.map((r) => r.status ?? "none"))).toEqual([
+      "awaiting_contractor",
+      "cancelled",
+      "completed",
+      "in_progress",
+      "reported",
+      "triaged",
+    ]);
   });
 });
 
