@@ -119,6 +119,13 @@ const ruleSets: Record<string, RuleSet> = { "awaabs-law-2025-10-27": awaabsLaw }
 /** The policyVersions of the rule sets the service knows. */
 export const knownPolicyVersions: readonly string[] = Object.keys(ruleSets);
 
+/** Every rule the service applies, as a clock's `rule` names it, with its period and the milestone that meets it. */
+export function clockRules(): { rule: string; period: ClockPeriod; metBy: string }[] {
+  return Object.entries(ruleSets).flatMap(([version, rules]) =>
+    clockKinds.map((kind) => ({ rule: `${version}/${kind}`, period: rules.periods[kind], metBy: rules.metBy[kind] })),
+  );
+}
+
 /** Whether the service knows the rule set a policyVersion names. */
 export function knownPolicyVersion(policyVersion: string): boolean {
   return Object.hasOwn(ruleSets, policyVersion);

@@ -2,7 +2,7 @@
 import { Type, type Static, type TLiteral, type TUnion } from "@sinclair/typebox";
 import { Cursor, Limit } from "../core/pagination.ts";
 import { Id, Instant, Nullable, Strict } from "../core/schema.ts";
-import { clockKinds, clockStatuses } from "./clocks.ts";
+import { clockKinds, clockRules, clockStatuses } from "./clocks.ts";
 import { Regime } from "./schema.ts";
 
 function oneOf<const T extends readonly string[]>(values: T, description: string) {
@@ -127,7 +127,14 @@ export const RepairClock = Strict(
         "in the rule set's scope; regime `private` only from `prsInForceFrom`), else `policy`: the same periods kept " +
         "as the agency's service level. Every clock of a repair has the same basis.",
     ),
-    rule: Type.String({ description: "`<policyVersion>/<kind>`: the rule applied." }),
+    rule: Type.String({
+      description:
+        "`<policyVersion>/<kind>`: the rule applied. The rules: " +
+        clockRules()
+          .map((r) => `\`${r.rule}\` (${r.period.amount} ${r.period.unit.replace("_", " ")}, met by \`${r.metBy}\`)`)
+          .join(", ") +
+        ".",
+    }),
     startsAt: instant("The clock's anchor: awareAt, or the investigation's `at`."),
     dueAt: instant(
       "When it is due: startsAt + 24 hours, or the end (23:59:59.999 Europe/London) of the Nth working or calendar " +
