@@ -87,7 +87,13 @@ function percentile(sorted: Float64Array, p: number): number | null {
   return Math.round(sorted[index]! * 100) / 100;
 }
 
-/** Runs pgbench (-n -M prepared -c N -j 2 -T seconds) and reads its per-transaction log for percentiles. */
+/**
+ * Runs pgbench (-n -M prepared -c N -j 2 -T seconds) and reads its per-transaction log for percentiles.
+ *
+ * pgbench's `-T` clock starts before it opens its connections: when opening them takes longer than the duration (64
+ * backends forked on a loaded machine, with the tiny test's 1 s), it runs no transaction, exits 0 and prints no `tps`
+ * line. Such a run measured nothing: it is run again with twice the duration, up to `maxTries` runs, then refused.
+ */
 export async function runBaseline(input: {
   pgbench: string;
   databaseUrl: string;
@@ -101,7 +107,45 @@ export async function runBaseline(input: {
   tenancyPrefix: string;
   /** Another script than the baseline's (agendaBaselineScript), with its own variables (`-D name=value`). */
   other?: { script: string; defines: Record<string, string> };
+  /** Runs at most, each twice as long as the one before, while a run processes no transaction (3). */
+  maxTries?: number;
 }): Promise<BaselineRun> {
+  const maxTries = input.maxTries ?? 3;
+  let seconds = input.seconds;
+  for (let tries = 1; ; tries++) {
+    const run = await pgbenchOnce({ ...input, seconds });
+    if (run.result.transactions > 0) return run;
+    if (tries >= maxTries) {
+      throw new Error(
+        `pgbench processed no transaction in ${tries} runs (the last of ${seconds} s): opening its ` +
+          `${input.connections} connections took longer than the run (its -T clock starts before them)`,
+      );
+    }
+    seconds *= 2;
+  }
+}
+
+/** What pgbench printed, read: NaN for a figure it did not print (it prints none past the count after 0 transactions). */
+export function readPgbenchOutput(out: string): {
+  transactions: number;
+  failed: number;
+  tps: number;
+  latencyAverageMs: number;
+} {
+  const number = (re: RegExp) => {
+    const m = out.match(re);
+    return m ? Number(m[1]) : NaN;
+  };
+  return {
+    transactions: number(/number of transactions actually processed: (\d+)/),
+    failed: number(/number of failed transactions: (\d+)/),
+    tps: number(/^tps = ([\d.]+)/m),
+    latencyAverageMs: number(/latency average = ([\d.]+) ms/),
+  };
+}
+
+/** One pgbench run of `seconds`. */
+async function pgbenchOnce(input: Parameters<typeof runBaseline>[0]): Promise<BaselineRun> {
   mkdirSync(input.workDir, { recursive: true });
   const script = join(input.workDir, "baseline.sql");
   writeFileSync(script, input.other?.script ?? baselineScript);
@@ -139,10 +183,6 @@ export async function runBaseline(input: {
     proc.exited,
   ]);
   if (code !== 0) throw new Error(`pgbench exited with ${code}: ${err.trim() || out.trim()}`);
-  const number = (re: RegExp) => {
-    const m = out.match(re);
-    return m ? Number(m[1]) : NaN;
-  };
   // Per-transaction log lines: client_id transaction_no time_us script_no epoch epoch_us; failures say "failed".
   const latencies: number[] = [];
   for (const file of readdirSync(input.workDir).filter((f) => f.startsWith("pgbench_log"))) {
@@ -154,21 +194,24 @@ export async function runBaseline(input: {
     rmSync(path, { force: true });
   }
   const sorted = Float64Array.from(latencies).sort();
-  const transactions = number(/number of transactions actually processed: (\d+)/);
-  const failed = number(/number of failed transactions: (\d+)/);
+  const read = readPgbenchOutput(out);
+  const defines = Object.keys(input.other?.defines ?? {})
+    .map((name) => ` -D ${name}=<…>`)
+    .join("");
   const result: BaselineResult = {
     command:
       `pgbench -n -M prepared -c ${input.connections} -j 2 -T ${input.seconds} -f baseline.sql -D tenancies=${input.tenancies} ` +
-      `-D keyhash=<sha256 of the baseline key> -D keyid=<its id> -D ws=<workspace id> -D prefix=${input.tenancyPrefix} -l <database>`,
+      `-D keyhash=<sha256 of the baseline key> -D keyid=<its id> -D ws=<workspace id> -D prefix=${input.tenancyPrefix}` +
+      `${defines} -l <database>`,
     script: input.other?.script ?? baselineScript,
     connections: input.connections,
-    transactions,
-    failed: Number.isNaN(failed) ? 0 : failed,
+    transactions: Number.isNaN(read.transactions) ? 0 : read.transactions,
+    failed: Number.isNaN(read.failed) ? 0 : read.failed,
     seconds: input.seconds,
-    transactionsPerSecond: Math.round(number(/tps = ([\d.]+)/) * 10) / 10,
+    transactionsPerSecond: Math.round(read.tps * 10) / 10,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
-    meanMs: Math.round(number(/latency average = ([\d.]+) ms/) * 100) / 100,
+    meanMs: Math.round(read.latencyAverageMs * 100) / 100,
   };
   return { result, latenciesMs: sorted };
 }

@@ -5,8 +5,10 @@
  * output, not from tests.
  */
 import { expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
-import { combineBaselines, type BaselineRun } from "../../bench/baseline.ts";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { combineBaselines, readPgbenchOutput, runBaseline, type BaselineRun } from "../../bench/baseline.ts";
 import { cpuPerRequest, processCpuMicros, sampleCpu } from "../../bench/cpu.ts";
 import { testServerUrl } from "../support/server.ts";
 import { envWithout, runToEnd } from "../support/service.ts";
@@ -39,6 +41,79 @@ test("baseline runs combine as the mean of their rates, with percentiles over ev
   expect(combined.p50Ms).toBe(5);
   expect(combined.p99Ms).toBe(10);
   expect(combined.meanMs).toBe(5.5);
+});
+
+const zeroTransactionsOutput = `pgbench (15.20 (Debian 15.20-0+deb12u1))
+transaction type: baseline.sql
+scaling factor: 1
+query mode: prepared
+number of clients: 64
+number of threads: 2
+maximum number of tries: 1
+duration: 1 s
+number of transactions actually processed: 0
+number of failed transactions: 0 (NaN%)
+`;
+
+test("pgbench's output after no transaction reads as 0 transactions and no tps (it prints no tps line then)", () => {
+  const read = readPgbenchOutput(zeroTransactionsOutput);
+  expect(read.transactions).toBe(0);
+  expect(read.failed).toBe(0);
+  expect(read.tps).toBeNaN();
+  const full = `${zeroTransactionsOutput.replace("processed: 0", "processed: 1200")}latency average = 52.1 ms
+initial connection time = 610.2 ms
+tps = 1203.5 (without initial connection time)
+`;
+  expect(readPgbenchOutput(full)).toEqual({ transactions: 1200, failed: 0, tps: 1203.5, latencyAverageMs: 52.1 });
+});
+
+test("a pgbench run that processed no transaction (its connections outlasted -T) runs again, twice as long", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "fake-pgbench-"));
+  try {
+    // A pgbench that processes nothing when given -T 1 (its connections took longer), and 1,200 transactions with a
+    // longer run; it logs each -T it got.
+    const fake = join(dir, "pgbench");
+    writeFileSync(
+      fake,
+      `#!/bin/sh
+while [ $# -gt 0 ]; do
+  case "$1" in -T) shift; seconds="$1"; echo "$1" >> "${dir}/durations";; --log-prefix=*) prefix="\${1#--log-prefix=}";; esac
+  shift
+done
+if [ "$seconds" -lt 2 ]; then
+  printf '%s' '${zeroTransactionsOutput}'
+else
+  echo "0 0 1500 0 1 1" > "$prefix.1"
+  printf 'number of transactions actually processed: 1200\\nnumber of failed transactions: 0 (0.000%%)\\nlatency average = 52.1 ms\\ntps = 600.0 (without initial connection time)\\n'
+fi
+`,
+    );
+    chmodSync(fake, 0o755);
+    const input = {
+      pgbench: fake,
+      databaseUrl: "postgres://unused",
+      connections: 64,
+      seconds: 1,
+      workDir: join(dir, "work"),
+      workspaceId: "w",
+      keyId: "k",
+      keyHashHex: "00",
+      tenancies: 1,
+      tenancyPrefix: "ten-",
+    };
+    const { result, latenciesMs } = await runBaseline(input);
+    expect(readFileSync(join(dir, "durations"), "utf8")).toBe("1\n2\n");
+    expect({ seconds: result.seconds, tps: result.transactionsPerSecond, transactions: result.transactions }).toEqual({
+      seconds: 2,
+      tps: 600,
+      transactions: 1200,
+    });
+    expect([...latenciesMs]).toEqual([1.5]);
+    // Never a transaction: refused after maxTries runs, not reported as a figure.
+    await expect(runBaseline({ ...input, maxTries: 1 })).rejects.toThrow(/no transaction in 1 runs/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("CPU a request: the service's growth and every Postgres process's, a process new at the second sample from zero", () => {
