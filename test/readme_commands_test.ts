@@ -215,6 +215,19 @@ describe("Quick start", () => {
     expect(await pageOf(link)).toEqual({ status: 410, heading: "Access withdrawn" });
   });
 
+  test("the repairs walkthrough answers as shown: the desk's breaches, then each step's clocks", async () => {
+    const blocks = codeBlocksIn("## Repairs and hazard clocks");
+    const lines = blocks.filter((b) => b.language === "sh").flatMap((b) => b.text.split("\n").filter((l) => l.trim()));
+    const shown = blocks.filter((b) => b.language === "json").map((b) => JSON.parse(b.text));
+    // One shell, as a reader's terminal: the first line's variables and the report's `id` serve the lines after.
+    const run = await sh(lines, { fill, env: commandEnv({ DATABASE_URL: h.database.url }) });
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    const answers = jsonValues(run.stdout);
+    expect(answers).toHaveLength(shown.length);
+    for (const [i, answer] of answers.entries())
+      expect([i, asShown(answer, shown[i])]).toEqual([i, asShown(shown[i], shown[i])]);
+  });
+
   test("the MCP TypeScript example runs: the tool's JSON, or the refusal's tag", async () => {
     const code = codeBlockAfter("**Over HTTP**", "ts").replaceAll("http://localhost:3000", `http://localhost:${port}`);
     writeFileSync(join(project, "readme_mcp.ts"), code);
@@ -333,6 +346,52 @@ describe("First setup, against your own Postgres", () => {
     expect(JSON.parse(schema.stdout)).toMatchObject({ type: "object" });
   });
 });
+
+/** The fenced blocks of the README's section under `heading`, in order, with their languages. */
+function codeBlocksIn(heading: string): { language: string; text: string }[] {
+  const at = readme.indexOf(`\n${heading}\n`);
+  if (at < 0) throw new Error(`README.md has no "${heading}"`);
+  const end = readme.indexOf("\n## ", at + 1);
+  const section = readme.slice(at, end < 0 ? undefined : end);
+  return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ language: m[1]!, text: m[2]! }));
+}
+
+/** The JSON values printed one after the other with nothing between them (curl ends none with a newline). */
+function jsonValues(stdout: string): unknown[] {
+  const values: unknown[] = [];
+  let depth = 0;
+  let start = 0;
+  let inString = false;
+  for (let i = 0; i < stdout.length; i++) {
+    const c = stdout[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{" || c === "[") {
+      if (depth++ === 0) start = i;
+    } else if ((c === "}" || c === "]") && --depth === 0) values.push(JSON.parse(stdout.slice(start, i + 1)));
+  }
+  return values;
+}
+
+/** Instants of the day it runs, masked; an explanation kept to its period ("10 working days"). */
+const ofTheDay = new Set(["awareAt", "triagedAt", "startsAt", "dueAt", "metAt", "createdAt", "updatedAt"]);
+
+/**
+ * An answer cut to what the README shows of it (the fields of `shown`, at every depth; arrays element by element),
+ * with what depends on the day it runs masked.
+ */
+function asShown(value: unknown, shown: unknown, key = ""): unknown {
+  if (ofTheDay.has(key) && typeof value === "string") return "<instant>";
+  if (key === "explanation" && typeof value === "string") return value.split(" after ")[0];
+  if (Array.isArray(value)) return value.map((item, i) => asShown(item, Array.isArray(shown) ? shown[i] : undefined));
+  if (value === null || typeof value !== "object" || shown === null || typeof shown !== "object") return value;
+  const fields = Object.keys(shown);
+  return Object.fromEntries(
+    fields.map((k) => [k, asShown((value as Record<string, unknown>)[k], (shown as Record<string, unknown>)[k], k)]),
+  );
+}
 
 /** The first fenced block of `language` after `marker`. */
 function codeBlockAfter(marker: string, language: string): string {
