@@ -81,6 +81,23 @@ SELECT e.*, p.label, u.name AS staff_name, c.name AS contact_name FROM calendar_
   ORDER BY e.starts_at, e.id LIMIT 201;
 `;
 
+/**
+ * The repairs due list's naive SQL (issue 31, point 4; tables from bench/repairs_due.ts): one statement that checks
+ * the key and takes one from its budget in an UNLOGGED table, then one indexed range read of at most 50 repairs of
+ * a denormalised copy in the list's order, before the scenario's dueBefore, from a random position of the list (a
+ * fifth of the reads the first page), each statement on its own.
+ */
+export const repairsDueBaselineScript = `\\set p case when random(1, 5) = 1 then 0 else random(0, :positions) end
+WITH k AS (SELECT id FROM api_keys
+           WHERE key_hash = decode(:keyhash, 'hex') AND revoked_at IS NULL AND expires_at > now())
+UPDATE bench_key_budgets b SET tokens = greatest(b.tokens - 1, 0), updated_at = clock_timestamp()
+  FROM k WHERE b.key_id = k.id RETURNING b.tokens;
+SELECT r.* FROM bench_repair_positions p
+  JOIN bench_repairs_due r ON r.workspace_id = :ws AND (r.due, r.created_at, r.id) > (p.due, p.created_at, p.id)
+  WHERE p.n = :p AND r.due < :duebefore::timestamptz
+  ORDER BY r.due, r.created_at, r.id LIMIT :limit;
+`;
+
 function percentile(sorted: Float64Array, p: number): number | null {
   if (sorted.length === 0) return null;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));

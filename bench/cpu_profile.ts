@@ -4,7 +4,8 @@
  * connection, read from /proc/<pid>/schedstat), so other processes on the machine do not count. PROFILE: agenda
  * (default), agendaStored (20 such pages over and over: each served from stored days), agendaComputed (pages that
  * are not whole days: computed), agendaFirst (each member of staff's weeks once: computed and stored), agendaOne (the same with limit=1: the fixed cost), hazard (GET hazard settings: a small read), handover
- * (stored rows), handoverFirst (computing and storing rows), createCompany. BENCH_SCALE (1), N (400). KEEP=1 keeps
+ * (stored rows), handoverFirst (computing and storing rows), createCompany, repairsDue (the due list's pages, walked
+ * first: bench/repairs_due.ts), createRepair. BENCH_SCALE (1), N (400). KEEP=1 keeps
  * the seeded database (its URL is printed); PROFILE_DB=<that URL> reuses it instead of seeding. CONCURRENCY=C (1)
  * sends C requests at a time over a pool of C connections and counts the CPU of all C backends: contention between
  * concurrent requests (locks, multixacts) shows only so.
@@ -22,6 +23,7 @@ import { openServer, createBenchDatabase } from "./database.ts";
 import { loadPools, seedWorkspace } from "./seed.ts";
 import { backendCpuMicros } from "./cpu.ts";
 import { requestMaker, type BenchRequest } from "./scenarios.ts";
+import { collectRepairsDuePages, repairsDueLimit } from "./repairs_due.ts";
 import { join } from "node:path";
 
 const profile = process.env.PROFILE ?? "agenda";
@@ -74,6 +76,12 @@ try {
   const config = loadConfig({ DATABASE_URL: bench.url, LOG_LEVEL: "warn" });
   const log = createLogger("warn");
   const app = buildApp({ db, config, log, jobs: new Jobs(bench.url, log) });
+  if (profile === "repairsDue") {
+    pools.repairsDue = await collectRepairsDuePages(
+      (path) => app.handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": key.key } })),
+      { dueBefore: new Date(Date.now() + 7 * 86_400_000).toISOString(), limit: repairsDueLimit() },
+    );
+  }
   const next: () => BenchRequest =
     profile === "agendaOne"
       ? ((agenda) => () => {

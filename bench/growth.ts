@@ -1,8 +1,9 @@
 /**
  * Growth: `BENCH_SCALES=0.1,1,5 bun run bench` (or `bun run bench --scales 0.1,1,5`) runs the read scenarios once a
- * scale, each in a whole `bun run bench` of its own (a fresh database seeded at that scale), and prints CPU a request,
- * p99 and peak RSS per scale, with the largest scale's figure over the smallest's. `bun bench/growth.ts <report.json>…`
- * prints the same table from reports already written (./.data/bench/*.json), for instance one scale run again.
+ * scale (BENCH_ONLY's instead when set: `BENCH_ONLY=repairsDue,createRepair`), each in a whole `bun run bench` of its
+ * own (a fresh database seeded at that scale), and prints CPU a request, p99 and peak RSS per scale, with the largest
+ * scale's figure over the smallest's. `bun bench/growth.ts <report.json>…` prints the same table from reports already
+ * written (./.data/bench/*.json), for instance one scale run again.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ export const readScenarios = [
   "agenda",
   "agendaComputed",
   "duplicateCheck",
+  "repairsDue",
 ] as const;
 
 /** The scales asked for (`--scales a,b,c` or BENCH_SCALES), or undefined for a run at one scale. */
@@ -44,15 +46,27 @@ export function renderGrowth(reports: BenchReport[]): string {
     ["req/s", (s) => s.requestsPerSecond],
     ["peak RSS MiB", (s) => (s.peakRssKiB === null ? null : s.peakRssKiB / 1024)],
   ];
-  for (const name of readScenarios) {
+  const names = [...new Set(reports.flatMap((r) => r.scenarios.map((s) => s.scenario)))];
+  for (const name of names) {
     for (const [figure, read] of figures) {
-      const values = reports.map((r) => read(r.scenarios.find((s) => s.scenario === name)!) ?? null);
+      const values = reports.map((r) => {
+        const s = r.scenarios.find((x) => x.scenario === name);
+        return s ? (read(s) ?? null) : null;
+      });
       const first = values[0];
       const last = values[values.length - 1];
       const ratio = first && last ? (last / first).toFixed(2) : "-";
       const cells = values.map((v) => (v === null ? "-" : v.toFixed(figure === "p99 ms" ? 1 : 0)));
       lines.push(`| ${name} | ${figure} | ${cells.join(" | ")} | ${ratio} |`);
     }
+  }
+  // The due list beside its own naive SQL, scale by scale.
+  if (reports.some((r) => r.repairsDueBaseline)) {
+    const cell = (r: BenchReport) =>
+      r.repairsDueBaseline
+        ? `${r.repairsDueBaseline.transactionsPerSecond.toFixed(0)} tps (repairsDue ${r.repairsDueBaseline.ratio?.toFixed(2) ?? "-"}×)`
+        : "-";
+    lines.push(`| repairsDue | its naive SQL | ${reports.map(cell).join(" | ")} | - |`);
   }
   const counts = reports.map((r) => `scale ${r.settings.scale}: ${JSON.stringify(r.seed.counts)}`);
   return [...lines, "", ...counts].join("\n");
@@ -64,7 +78,12 @@ export async function runGrowth(scales: number[]): Promise<void> {
   for (const scale of scales) {
     process.stderr.write(`bench: growth, scale ${scale}\n`);
     const proc = Bun.spawn([process.execPath, join(import.meta.dir, "run.ts")], {
-      env: { ...process.env, BENCH_SCALES: "", BENCH_SCALE: String(scale), BENCH_ONLY: readScenarios.join(",") },
+      env: {
+        ...process.env,
+        BENCH_SCALES: "",
+        BENCH_SCALE: String(scale),
+        BENCH_ONLY: process.env.BENCH_ONLY || readScenarios.join(","),
+      },
       stdout: "pipe",
       stderr: "inherit",
     });

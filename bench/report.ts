@@ -1,6 +1,7 @@
 /** The benchmark's printed table and the JSON it writes. */
 import type { LoadResult } from "./load.ts";
 import type { BaselineResult } from "./baseline.ts";
+import type { RepairSeedSummary } from "./seed_repairs.ts";
 
 /** One scenario's row. */
 export interface ScenarioReport extends LoadResult {
@@ -25,11 +26,21 @@ export interface BenchReport {
     loadGenerator: string;
   };
   machine: { cpus: number; bun: string; postgres: string };
-  seed: { ms: number; counts: Record<string, number>; stepsMs: Record<string, number> };
+  seed: {
+    ms: number;
+    counts: Record<string, number>;
+    stepsMs: Record<string, number>;
+    /** How the seeded repairs came out (bench/seed_repairs.ts); absent in reports written before them. */
+    repairs?: RepairSeedSummary;
+  };
   scenarios: ScenarioReport[];
   baseline: BaselineResult;
   /** The agenda page's bare SQL under pgbench (agendaBaselineScript), and the agenda's req/s over its tps. */
   agendaBaseline?: BaselineResult & { ratio: number | null };
+  /** The due list the repairsDue scenario read: its dueBefore, page size, pages and repairs over them all. */
+  repairsDue?: { dueBefore: string; limit: number; pages: number; rows: number };
+  /** The due list's naive SQL under pgbench (repairsDueBaselineScript), and repairsDue's req/s over its tps. */
+  repairsDueBaseline?: BaselineResult & { ratio: number | null };
   peakRssKiB: number | null;
   coldStart: { emptyDatabaseMs: number; migratedDatabaseMs: number };
   embeddedFirstStartMs: number | null;
@@ -117,6 +128,21 @@ export function renderReport(r: BenchReport): string {
       agenda ? (ratio(a.transactionsPerSecond, b.transactionsPerSecond)?.toFixed(2) ?? "-") + "×" : "-",
     ]);
   }
+  const d = r.repairsDueBaseline;
+  if (d) {
+    rows.push([
+      `due list's naive SQL: pgbench key+budget CTE + range read (repairsDue ${d.ratio === null ? "-" : `${d.ratio.toFixed(2)}×`} of it)`,
+      String(d.connections),
+      fmt(d.transactionsPerSecond),
+      fmt(d.p50Ms, 2),
+      fmt(d.p99Ms, 2),
+      "-",
+      "-",
+      "-",
+      fmt(d.failed),
+      (ratio(d.transactionsPerSecond, b.transactionsPerSecond)?.toFixed(2) ?? "-") + "×",
+    ]);
+  }
   const counts = Object.entries(r.seed.counts)
     .map(([k, v]) => `${k} ${v.toLocaleString("en-GB")}`)
     .join(", ");
@@ -125,6 +151,21 @@ export function renderReport(r: BenchReport): string {
       `${r.settings.server === "embedded" ? "embedded Postgres" : "DATABASE_URL's server"} (${r.machine.postgres}), ${r.machine.cpus} CPUs, Bun ${r.machine.bun}, ` +
       `load from ${r.settings.loadGenerator}`,
     `Seed: ${(r.seed.ms / 1000).toFixed(1)} s (${counts})`,
+    ...(r.seed.repairs
+      ? [
+          `Repairs seeded: ${Object.entries(r.seed.repairs.byStatus)
+            .map(([k, v]) => `${k} ${v.toLocaleString("en-GB")}`)
+            .join(", ")}; ${r.seed.repairs.withOpenClock.toLocaleString("en-GB")} with an open clock, ` +
+            `${r.seed.repairs.openBreached.toLocaleString("en-GB")} breached; ` +
+            `${r.seed.repairs.momentsOwed.toLocaleString("en-GB")} clock moments owed`,
+        ]
+      : []),
+    ...(r.repairsDue
+      ? [
+          `Due list (clock=open, dueBefore ${r.repairsDue.dueBefore}, limit ${r.repairsDue.limit}): ` +
+            `${r.repairsDue.rows.toLocaleString("en-GB")} repairs over ${r.repairsDue.pages} pages`,
+        ]
+      : []),
     "",
     table(
       [

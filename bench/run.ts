@@ -19,7 +19,14 @@ import { root, startService, type ServiceProcess } from "./service.ts";
 import { loadPools, seedWorkspace, verifySeed } from "./seed.ts";
 import { scenarios } from "./scenarios.ts";
 import { collectHandoverEtags } from "./etags.ts";
-import { agendaBaselineScript, combineBaselines, runBaseline, type BaselineRun } from "./baseline.ts";
+import {
+  agendaBaselineScript,
+  combineBaselines,
+  repairsDueBaselineScript,
+  runBaseline,
+  type BaselineRun,
+} from "./baseline.ts";
+import { collectRepairsDuePages, prepareRepairsDueBaseline, repairsDueLimit } from "./repairs_due.ts";
 import { ratio, renderReport, type BenchReport, type ScenarioReport } from "./report.ts";
 import type { LoadGenerator, LoadResult, LoadSpec } from "./load.ts";
 import { wrkPath } from "./wrk.ts";
@@ -45,6 +52,7 @@ function setting(name: string, fallback: number, min: number, max: number): numb
 }
 
 const seconds = Math.round(setting("BENCH_SECONDS", 10, 1, 3600));
+const repairsLimit = repairsDueLimit();
 const scale = setting("BENCH_SCALE", 1, 0.001, 10);
 const warmupSeconds = Math.round(setting("BENCH_WARMUP_SECONDS", Math.min(2, seconds), 0, 600));
 const pgbench = process.env.PGBENCH || (existsSync("/usr/bin/pgbench") ? "/usr/bin/pgbench" : Bun.which("pgbench"));
@@ -137,7 +145,11 @@ try {
   await entitle(db, "bench", "telephony");
   progress(`seeding at scale ${scale}`);
   const seedStarted = performance.now();
-  const { counts, timings: seedSteps } = await seedWorkspace(db, {
+  const {
+    counts,
+    timings: seedSteps,
+    repairs: repairsSeeded,
+  } = await seedWorkspace(db, {
     workspaceId: workspace.id,
     ownerUserId: workspace.ownerUserId,
     scale,
@@ -195,6 +207,7 @@ try {
     peakRssKiB: number | null;
   }[] = [];
   let agendaBaseline: BenchReport["agendaBaseline"];
+  let repairsDueBaseline: BenchReport["repairsDueBaseline"];
   for (const scenario of scenarios.filter((s) => !only || only.includes(s.name))) {
     // A fixed number of requests is sent over at most as many connections (autocannon refuses more: tiny scales).
     const amount = scenario.once?.(pools);
@@ -203,6 +216,18 @@ try {
       // After the first reads stored the rows: the tags the conditional requests name (bench/etags.ts).
       progress(`collecting the ETags of ${pools.tenancyIds.length} tenancies' handover rows`);
       pools.handoverEtags = await collectHandoverEtags(service.url, key.key, pools.tenancyIds);
+      writeFileSync(poolsFile, JSON.stringify(pools));
+    }
+    if (scenario.repairsDuePages && !pools.repairsDue) {
+      // The due list a week ahead, walked once through the service: the first page and every cursor page.
+      const dueBefore = new Date(Date.now() + 7 * 86_400_000).toISOString();
+      pools.repairsDue = await collectRepairsDuePages(
+        (path) => fetch(`${service.url}${path}`, { headers: { "x-api-key": key.key } }),
+        { dueBefore, limit: repairsLimit },
+      );
+      progress(
+        `the due list before ${dueBefore}: ${pools.repairsDue.rows} repairs, ${pools.repairsDue.paths.length} pages`,
+      );
       writeFileSync(poolsFile, JSON.stringify(pools));
     }
     progress(`${scenario.label}: ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s`);
@@ -250,6 +275,36 @@ try {
       });
       agendaBaseline = { ...run.result, ratio: ratio(load.requestsPerSecond, run.result.transactionsPerSecond) };
     }
+    // The due list's naive SQL under pgbench (bench/repairs_due.ts), right after the scenario, at its concurrency.
+    if (scenario.name === "repairsDue" && pools.repairsDue) {
+      const tables = await prepareRepairsDueBaseline(db, {
+        workspaceId: workspace.id,
+        keyId: baselineKey.id,
+        dueBefore: pools.repairsDue.dueBefore,
+      });
+      progress(`the due list's naive SQL: pgbench, ${connections} connections, ${seconds} s`);
+      const run = await runBaseline({
+        pgbench,
+        databaseUrl: database.url,
+        connections,
+        seconds,
+        workDir: join(workDir, "pgbench-repairs-due"),
+        workspaceId: workspace.id,
+        keyId: baselineKey.id,
+        keyHashHex: hashKey(baselineKey.key).toString("hex"),
+        tenancies: counts.tenancies,
+        tenancyPrefix: "ten-",
+        other: {
+          script: repairsDueBaselineScript,
+          defines: {
+            positions: String(tables.positions),
+            duebefore: pools.repairsDue.dueBefore,
+            limit: String(repairsLimit),
+          },
+        },
+      });
+      repairsDueBaseline = { ...run.result, ratio: ratio(load.requestsPerSecond, run.result.transactionsPerSecond) };
+    }
   }
   await service.stop();
   // BENCH_ONLY without the stored-row scenario: the baseline runs once, after the scenarios.
@@ -288,10 +343,21 @@ try {
       loadGenerator: generator,
     },
     machine: { cpus: cpus().length, bun: Bun.version, postgres: version },
-    seed: { ms: seedMs, counts: { ...counts }, stepsMs: seedSteps },
+    seed: { ms: seedMs, counts: { ...counts }, stepsMs: seedSteps, repairs: repairsSeeded },
     scenarios: scenarioReports,
     baseline,
     agendaBaseline,
+    ...(pools.repairsDue
+      ? {
+          repairsDue: {
+            dueBefore: pools.repairsDue.dueBefore,
+            limit: pools.repairsDue.limit,
+            pages: pools.repairsDue.paths.length,
+            rows: pools.repairsDue.rows,
+          },
+        }
+      : {}),
+    repairsDueBaseline,
     peakRssKiB,
     coldStart: { emptyDatabaseMs, migratedDatabaseMs: service.coldStartMs },
     embeddedFirstStartMs,

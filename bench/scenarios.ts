@@ -11,7 +11,9 @@ export type ScenarioName =
   | "agenda"
   | "agendaComputed"
   | "duplicateCheck"
-  | "createCompany";
+  | "repairsDue"
+  | "createCompany"
+  | "createRepair";
 
 /** One scenario: its label in the table, its connections, and how to make a request. */
 export interface Scenario {
@@ -26,6 +28,8 @@ export interface Scenario {
   conditional?: boolean;
   /** The status every answer must have; any 2xx when unset. Another status counts as unexpected (a failure). */
   expectStatus?: number;
+  /** Its requests are the due list's pages: they are walked through the service before it runs (repairs_due.ts). */
+  repairsDuePages?: boolean;
 }
 
 /** The scenarios of issue 9, in the order they run. */
@@ -58,7 +62,22 @@ export const scenarios: readonly Scenario[] = [
   // The same pages from 00:00:00.001: not whole days, so every page is computed from the events.
   { name: "agendaComputed", label: "GET /calendar/agenda (a week, staff), computed", connections: 64 },
   { name: "duplicateCheck", label: "POST /contacts/duplicate-check", connections: 64 },
+  // The repairs desk's "what is due": open clocks due within a week, earliest first; first pages and cursor pages.
+  {
+    name: "repairsDue",
+    label: "GET /maintenance-pro/repairs?clock=open&dueBefore=(a week ahead)",
+    connections: 64,
+    expectStatus: 200,
+    repairsDuePages: true,
+  },
   { name: "createCompany", label: "POST /companies (fresh requestId)", connections: 32 },
+  // After the due list: the repairs it creates (some emergencies, due within 24 h) would join that list.
+  {
+    name: "createRepair",
+    label: "POST /maintenance-pro/repairs (half triaged at creation)",
+    connections: 32,
+    expectStatus: 201,
+  },
 ];
 
 /** How many answers a scenario did not expect: not `expectStatus` when it is set, else not a 2xx. */
@@ -139,6 +158,52 @@ export function requestMaker(name: ScenarioName, pools: LoadPools, runId: string
         path: "/contacts/duplicate-check",
         body: JSON.stringify(Math.random() < 0.5 ? { email: any(pools.emails) } : { mobile: any(pools.mobiles) }),
       });
+    case "repairsDue": {
+      const paths = pools.repairsDue?.paths;
+      if (!paths) throw new Error("repairsDue needs the due list's pages in the pools (bench/repairs_due.ts)");
+      // A fifth first pages (a desk opening its list), the rest any later page through its cursor.
+      return () => ({
+        method: "GET",
+        path:
+          paths.length === 1 || Math.random() < 0.2
+            ? paths[0]!
+            : paths[1 + Math.floor(Math.random() * (paths.length - 1))]!,
+      });
+    }
+    case "createRepair": {
+      let n = 0;
+      return () => {
+        n += 1;
+        const t = any(pools.repairTargets);
+        const r = Math.random();
+        // Half reported for triage later; the other half triaged at creation: significant, none or emergency.
+        const triage =
+          r < 0.5
+            ? {}
+            : r < 0.7
+              ? { hazard: "significant", hhsrsHazard: "damp_and_mould_growth" }
+              : r < 0.85
+                ? { hazard: "none" }
+                : { hazard: "emergency", hhsrsHazard: "electrical_hazards" };
+        return {
+          method: "POST",
+          path: "/maintenance-pro/repairs",
+          body: JSON.stringify({
+            requestId: `bench-${runId}-${n}`,
+            propertyId: t.propertyId,
+            unitId: t.unitId,
+            tenancyId: t.tenancyId,
+            title: "Black mould spreading on the bedroom wall",
+            description: "Reported by phone; the tenant will send photos.",
+            location: "Bedroom 1",
+            category: "damp_mould",
+            reporter: { kind: "tenant", contactId: t.contactId },
+            channel: "phone",
+            ...triage,
+          }),
+        };
+      };
+    }
     case "createCompany": {
       let n = 0;
       return () => {

@@ -2,6 +2,8 @@
 import type { Db, Tx } from "../src/core/db.ts";
 import { contactNorms } from "../src/contacts/normalise.ts";
 import { deriveInvoice, type InvoiceFacts } from "../src/contractor_invoices/derive.ts";
+import type { RepairsDuePages } from "./repairs_due.ts";
+import { seedRepairs, verifyRepairs, type RepairSeedSummary } from "./seed_repairs.ts";
 
 /** How many rows of each kind a scale gives (scale 1: the sizes issue 9 names). */
 export interface SeedCounts {
@@ -15,6 +17,8 @@ export interface SeedCounts {
   staff: number;
   contractors: number;
   landlords: number;
+  /** Repairs with hazard clocks (bench/seed_repairs.ts), besides the inspections' legacy repair records. */
+  repairs: number;
 }
 
 /** The row counts for a scale (0.05 seeds 5% of the rows). */
@@ -37,6 +41,7 @@ export function countsFor(scale: number): SeedCounts {
     staff: 50,
     contractors,
     landlords,
+    repairs: n(100_000, 1_000),
   };
 }
 
@@ -296,13 +301,14 @@ export async function seedContacts(tx: Tx, workspaceId: string, c: SeedCounts) {
 }
 
 /**
- * Seeds the workspace (staff, contacts, the property tree with tenancies, inspections, keys, handovers, money,
- * calendar, SMS) in one transaction, then ANALYZE. Returns the counts and the milliseconds of each step.
+ * Seeds the workspace (staff, contacts, the property tree with tenancies, inspections, repairs, keys, handovers,
+ * money, calendar, SMS) in one transaction, then ANALYZE. Returns the counts, the milliseconds of each step and how
+ * the repairs came out.
  */
 export async function seedWorkspace(
   db: Db,
   input: { workspaceId: string; ownerUserId: string; scale: number },
-): Promise<{ counts: SeedCounts; timings: Record<string, number> }> {
+): Promise<{ counts: SeedCounts; timings: Record<string, number>; repairs: RepairSeedSummary }> {
   const c = countsFor(input.scale);
   const ws = input.workspaceId;
   const T = c.tenancies;
@@ -316,6 +322,7 @@ export async function seedWorkspace(
     timings[name] = Math.round(now - last + (timings[name] ?? 0));
     last = now;
   };
+  let repairs: RepairSeedSummary | undefined;
   const facts = ["storeyOver11m", "builtBefore2000", "fireAlarm", "emergencyLighting", "communalWater"];
   await db.begin(async (tx) => {
     await tx`
@@ -464,6 +471,11 @@ export async function seedWorkspace(
     await tx`analyze inspections, inspection_findings, repairs, tasks`;
     mark("inspection_findings");
 
+    // Repairs with hazard clocks in realistic states, their stored dues computed by the service's clock rules.
+    repairs = await seedRepairs(tx, ws, c);
+    await tx`analyze repairs, hazard_clock_moments`;
+    mark("repairs_with_clocks");
+
     // Five key sets a unit. While a tenancy runs its tenant holds the first two (one in ten without the tenancy
     // recorded: ambiguous); one ended tenancy in five still holds one. The rest: mostly in the office, some
     // with contractors, staff or the landlord, one in twenty lost.
@@ -582,7 +594,7 @@ export async function seedWorkspace(
   mark("commit");
   await db.unsafe("analyze");
   mark("analyze");
-  return { counts: c, timings };
+  return { counts: c, timings, repairs: repairs! };
 }
 
 /** Invoices with lines, payments (some corrected), credit notes and recoveries; derived columns as deriveInvoice computes them. */
@@ -715,14 +727,24 @@ export async function verifySeed(db: Db, workspaceId: string): Promise<void> {
       if (row[k] !== v) throw new Error(`seed: contact ${row.name} has ${k} ${row[k]}, contactNorms gives ${v}`);
     }
   }
+  await verifyRepairs(db, workspaceId);
 }
 
-/** Ids and values the load generator draws from: every tenancy, the staff, a sample of existing emails and mobiles. */
+/**
+ * Ids and values the load generator draws from: every tenancy, the staff, a sample of existing emails and mobiles, and
+ * where repairs are reported (a sample of units with their property, tenancy and lead tenant).
+ */
 export interface LoadPools {
   tenancyIds: string[];
   staffIds: string[];
   emails: string[];
   mobiles: string[];
+  repairTargets: { propertyId: string; unitId: string; tenancyId: string; contactId: string }[];
+  /**
+   * The due list's pages (bench/repairs_due.ts), walked through the running service before the `repairsDue` scenario;
+   * absent until then.
+   */
+  repairsDue?: RepairsDuePages;
   /**
    * Tenancy id → the ETag of its handover row, read from the running service before a conditional scenario
    * (bench/etags.ts); absent until then.
@@ -739,10 +761,18 @@ export async function loadPools(db: Db, workspaceId: string): Promise<LoadPools>
     select email as v from contacts where workspace_id = ${workspaceId} and email is not null order by random() limit 5000`;
   const mobiles = await db<{ v: string }[]>`
     select mobile as v from contacts where workspace_id = ${workspaceId} and mobile is not null order by random() limit 5000`;
+  const repairTargets = await db<LoadPools["repairTargets"]>`
+    select u.property_id, u.id as unit_id, t.id as tenancy_id, o.contact_id
+    from tenancies t
+    join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id
+    join tenancy_occupants o on o.workspace_id = t.workspace_id and o.tenancy_id = t.id and o.is_lead
+    where t.workspace_id = ${workspaceId} and t.status <> 'ended'
+    order by random() limit 2000`;
   return {
     tenancyIds: tenancies.map((r) => r.id),
     staffIds: staff.map((r) => r.id),
     emails: emails.map((r) => r.v),
     mobiles: mobiles.map((r) => r.v),
+    repairTargets: [...repairTargets],
   };
 }

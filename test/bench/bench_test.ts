@@ -192,7 +192,8 @@ test.skipIf(!pgbench)(
   "bun run bench at a tiny scale answers every request of every scenario with its expected status (a 2xx; 304 " +
     "to If-None-Match) and writes its report",
   async () => {
-    const { report, stdout } = await tinyBench({ BENCH_LOADGEN: "autocannon" });
+    // Pages of 2 repairs: the tiny seed's due list spans several, so cursor pages are read too.
+    const { report, stdout } = await tinyBench({ BENCH_LOADGEN: "autocannon", BENCH_REPAIRS_LIMIT: "2" });
     expect(report.scenarios.map((s: any) => s.scenario)).toEqual([
       "handoverFirst",
       "handover",
@@ -201,7 +202,9 @@ test.skipIf(!pgbench)(
       "agenda",
       "agendaComputed",
       "duplicateCheck",
+      "repairsDue",
       "createCompany",
+      "createRepair",
     ]);
     for (const s of report.scenarios) {
       expect(s.requests).toBeGreaterThan(0);
@@ -219,6 +222,18 @@ test.skipIf(!pgbench)(
     expect(report.scenarios[0].requests).toBe(report.seed.counts.tenancies);
     expect(report.baseline.transactionsPerSecond).toBeGreaterThan(0);
     expect(report.baseline.failed).toBe(0);
+    // The due list: seeded repairs with open clocks, over more than one page, every answer a 200; its naive SQL ran.
+    const due = report.scenarios.find((s: any) => s.scenario === "repairsDue");
+    expect({ statusCounts: due.statusCounts, limit: report.repairsDue.limit }).toEqual({
+      statusCounts: { "200": due.requests },
+      limit: 2,
+    });
+    expect(report.repairsDue.pages).toBeGreaterThan(1);
+    expect(report.seed.counts.repairs).toBeGreaterThan(0);
+    expect(report.repairsDueBaseline.transactionsPerSecond).toBeGreaterThan(0);
+    expect(report.repairsDueBaseline.failed).toBe(0);
+    const created = report.scenarios.find((s: any) => s.scenario === "createRepair");
+    expect(created.statusCounts).toEqual({ "201": created.requests });
     expect(report.coldStart.migratedDatabaseMs).toBeGreaterThan(0);
     expect(stdout).toContain("ratio to baseline");
     expect(stdout).toContain("If-None-Match (304) over full stored-row reads (200)");
