@@ -1,6 +1,7 @@
+/// <reference types="temporal-spec/global" />
 /**
  * Dates and instants: which texts are calendar dates and RFC 3339 instants the API accepts (years 1900 to 2200), and
- * the calendar of Europe/London.
+ * the calendar of Europe/London (on Temporal, from the time zone database).
  */
 
 /**
@@ -62,127 +63,33 @@ export function isInstant(value: string): boolean {
 /** The time zone of the service's calendar: "today", and the midnight a date means. */
 export const zone = "Europe/London";
 
-const parts = new Intl.DateTimeFormat("en-GB", {
-  timeZone: zone,
-  hourCycle: "h23",
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-});
-
-/** A wall-clock reading in London. */
-export interface Wall {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  ms: number;
-}
-
-/** The London wall clock at an instant, read from the time zone database (Intl): ~10 µs a call. */
-function intlLondonWall(at: number): Wall {
-  const p = Object.fromEntries(parts.formatToParts(new Date(at)).map((x) => [x.type, x.value]));
-  return {
-    year: Number(p.year),
-    month: Number(p.month),
-    day: Number(p.day),
-    hour: Number(p.hour),
-    minute: Number(p.minute),
-    second: Number(p.second),
-    ms: ((at % 1000) + 1000) % 1000,
-  };
-}
-
-const hourMs = 3600_000;
-/** Since 1900 London's offset has only changed on whole UTC hours: one Intl reading serves a whole hour. */
-const cachedFrom = Date.UTC(1900, 0, 1);
-const offsetByHour = new Map<number, number>();
-
-/** London's offset during the UTC hour that holds `at`, read once an hour (at most 4,096 hours kept). */
-function hourOffset(at: number): number {
-  const hour = Math.floor(at / hourMs);
-  let offset = offsetByHour.get(hour);
-  if (offset === undefined) {
-    offset = wallAsUtc(intlLondonWall(hour * hourMs)) - hour * hourMs;
-    if (offsetByHour.size >= 4096) offsetByHour.clear();
-    offsetByHour.set(hour, offset);
-  }
-  return offset;
-}
-
-/** The London wall clock at an instant. */
-export function londonWall(at: number): Wall {
-  if (!(at >= cachedFrom) || !Number.isFinite(at)) return intlLondonWall(at);
-  const d = new Date(at + hourOffset(at));
-  return {
-    year: d.getUTCFullYear(),
-    month: d.getUTCMonth() + 1,
-    day: d.getUTCDate(),
-    hour: d.getUTCHours(),
-    minute: d.getUTCMinutes(),
-    second: d.getUTCSeconds(),
-    ms: d.getUTCMilliseconds(),
-  };
-}
-
-function wallAsUtc(w: Wall): number {
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.ms);
-}
-
-/** London's offset from UTC at an instant, in milliseconds (0 in winter, 3 600 000 in summer). */
-export function londonOffset(at: number): number {
-  return wallAsUtc(londonWall(at)) - at;
-}
-
-/**
- * The instant a London wall-clock reading names. A reading the spring change skips (01:xx on the last
- * Sunday of March) is read with the winter offset, so it lands one hour later; a reading the autumn
- * change repeats is the first of the two.
- */
-export function londonInstant(w: Wall): number {
-  const asUtc = wallAsUtc(w);
-  const before = asUtc - londonOffset(asUtc - 12 * 3600_000);
-  const after = asUtc - londonOffset(asUtc + 12 * 3600_000);
-  const candidates = [before, after].filter((t) => wallAsUtc(londonWall(t)) === asUtc).sort((a, b) => a - b);
-  return candidates[0] ?? before;
-}
-
-/** 00:00 in London on a date (`YYYY-MM-DD`), as an instant. */
+/** 00:00 in London on a date (`YYYY-MM-DD`), as an instant (epoch milliseconds): the first of that London day. */
 export function londonMidnight(date: string): number {
   const m = datePattern.exec(date);
   if (!m) throw new Error(`not a date: ${date}`);
-  return londonInstant({
-    year: Number(m[1]),
-    month: Number(m[2]),
-    day: Number(m[3]),
-    hour: 0,
-    minute: 0,
-    second: 0,
-    ms: 0,
-  });
+  return new Temporal.PlainDate(Number(m[1]), Number(m[2]), Number(m[3])).toZonedDateTime(zone).epochMilliseconds;
 }
 
-/** The same London wall-clock time `days` calendar days later (a London day lasts 23 to 25 hours). */
+/**
+ * The instant a London wall-clock time (`HH:MM`, or with seconds) names on a date (`YYYY-MM-DD`). A time the spring
+ * change skips (01:xx on the last Sunday of March) is read with the winter offset, so it lands one hour later; a time
+ * the autumn change repeats is the first of the two.
+ */
+export function londonInstant(date: string, time: string): number {
+  return Temporal.PlainDate.from(date).toZonedDateTime({ timeZone: zone, plainTime: time }).epochMilliseconds;
+}
+
+/**
+ * The same London wall-clock time `days` calendar days later (a London day lasts 23 to 25 hours), a time that day
+ * skips or repeats read as londonInstant reads it.
+ */
 export function addLondonDays(at: number, days: number): number {
-  const w = londonWall(at);
-  const shifted = new Date(Date.UTC(w.year, w.month - 1, w.day + days));
-  return londonInstant({
-    ...w,
-    year: shifted.getUTCFullYear(),
-    month: shifted.getUTCMonth() + 1,
-    day: shifted.getUTCDate(),
-  });
+  return Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(zone).add({ days }).epochMilliseconds;
 }
 
 /** Today's date in London at an instant (now by default), `YYYY-MM-DD`. */
 export function londonToday(now: number = Date.now()): string {
-  const w = londonWall(now);
-  return `${w.year}-${String(w.month).padStart(2, "0")}-${String(w.day).padStart(2, "0")}`;
+  return Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(zone).toPlainDate().toString();
 }
 
 const readable = new Intl.DateTimeFormat("en-GB", {

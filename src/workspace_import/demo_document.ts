@@ -12,11 +12,7 @@ export function demoDocument(today = londonToday(), now = Date.now()): Workspace
   /** The date `n` days from today. */
   const day = (n: number) => new Date(base + n * 86_400_000).toISOString().slice(0, 10);
   /** The instant of London wall-clock `time` on the day `n` days from today. */
-  const at = (n: number, time: string) => {
-    const [hour, minute] = time.split(":").map(Number) as [number, number];
-    const [year, month, date] = day(n).split("-").map(Number) as [number, number, number];
-    return new Date(londonInstant({ year, month, day: date, hour, minute, second: 0, ms: 0 })).toISOString();
-  };
+  const at = (n: number, time: string) => new Date(londonInstant(day(n), time)).toISOString();
   const vat = (net: number) => Math.round(net * 0.2);
   const line = (id: string, kind: string, description: string, netMinor: number) => ({
     id,

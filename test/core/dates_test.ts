@@ -1,5 +1,5 @@
 /** Dates and instants (src/core/dates.ts): date and instant texts, and the London calendar across the clock changes. */
-import { describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import {
   addLondonDays,
   isCalendarDay,
@@ -8,9 +8,7 @@ import {
   isInstant,
   londonInstant,
   londonMidnight,
-  londonOffset,
   londonToday,
-  londonWall,
 } from "../../src/core/dates.ts";
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -90,19 +88,18 @@ describe("London midnight of a date", () => {
 
 describe("London wall clock", () => {
   test.each([
-    ["2026-03-29T00:59:59.999Z", 0],
-    ["2026-03-29T01:00:00.000Z", 3600_000],
-    ["2026-10-25T00:59:59.999Z", 3600_000],
-    ["2026-10-25T01:00:00.000Z", 0],
-  ])("the offset at %s is %d ms", (at, offset) => {
-    expect(londonOffset(Date.parse(at))).toBe(offset);
+    ["2026-03-29", "00:59:59", "2026-03-29T00:59:59.000Z"], // the last GMT second before the spring change
+    ["2026-03-29", "02:00", "2026-03-29T01:00:00.000Z"], // the first BST minute
+    ["2026-10-25", "00:59:59", "2026-10-24T23:59:59.000Z"], // BST still
+    ["2026-10-25", "02:00", "2026-10-25T02:00:00.000Z"], // GMT again
+    ["2026-07-01", "09:15", "2026-07-01T08:15:00.000Z"],
+  ])("%s %s in London is %s", (date, time, expected) => {
+    expect(iso(londonInstant(date, time))).toBe(expected);
   });
 
   test("a time the spring change skips is read with the winter offset; a repeated autumn time is the first", () => {
-    const skipped = londonInstant({ year: 2026, month: 3, day: 29, hour: 1, minute: 30, second: 0, ms: 0 });
-    expect(iso(skipped)).toBe("2026-03-29T01:30:00.000Z");
-    const repeated = londonInstant({ year: 2026, month: 10, day: 25, hour: 1, minute: 30, second: 0, ms: 0 });
-    expect(iso(repeated)).toBe("2026-10-25T00:30:00.000Z");
+    expect(iso(londonInstant("2026-03-29", "01:30"))).toBe("2026-03-29T01:30:00.000Z");
+    expect(iso(londonInstant("2026-10-25", "01:30"))).toBe("2026-10-25T00:30:00.000Z");
   });
 
   test("adding London days keeps the wall-clock time across a change", () => {
@@ -115,11 +112,16 @@ describe("London wall clock", () => {
     expect(londonToday(Date.parse("2026-07-01T23:30:00Z"))).toBe("2026-07-02");
     expect(londonToday(Date.parse("2026-01-01T23:30:00Z"))).toBe("2026-01-01");
   });
+
+  test("a text that is not a date YYYY-MM-DD has no midnight", () => {
+    expect(() => londonMidnight("2026-3-29")).toThrow("not a date");
+    expect(() => londonMidnight("2026-02-30")).toThrow();
+  });
 });
 
-describe("London wall clock read an hour at a time", () => {
-  // The oracle: the time zone database through Intl, read afresh for every instant.
-  const oracle = new Intl.DateTimeFormat("en-GB", {
+describe("the London calendar against Intl around the 2026 and 2027 clock changes", () => {
+  // The oracle: the time zone database through Intl.DateTimeFormat, with none of the code under test.
+  const intl = new Intl.DateTimeFormat("en-GB", {
     timeZone: "Europe/London",
     hourCycle: "h23",
     year: "numeric",
@@ -129,33 +131,75 @@ describe("London wall clock read an hour at a time", () => {
     minute: "2-digit",
     second: "2-digit",
   });
-  const read = (at: number) => {
-    const w = londonWall(at);
-    const p = Object.fromEntries(oracle.formatToParts(new Date(at)).map((x) => [x.type, Number(x.value)]));
-    return [
-      [w.year, w.month, w.day, w.hour, w.minute, w.second, w.ms],
-      [p.year, p.month, p.day, p.hour, p.minute, p.second, ((at % 1000) + 1000) % 1000],
-    ];
+  /** London's wall clock at an instant, written as the UTC instant of the same reading. */
+  const wallOf = (at: number) => {
+    const p = Object.fromEntries(intl.formatToParts(new Date(at)).map((x) => [x.type, Number(x.value)]));
+    return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!, ((at % 1000) + 1000) % 1000);
   };
-  const mismatches = (instants: number[]) =>
-    instants.map(read).filter(([mine, theirs]) => JSON.stringify(mine) !== JSON.stringify(theirs));
+  /** `YYYY-MM-DDTHH:MM:SS` of a wall reading. */
+  const text = (wall: number) => new Date(wall).toISOString().slice(0, 19);
+  /**
+   * The instant a wall reading names: the earliest instant that reads it (London is at +00:00 or +01:00 in these
+   * years); a reading no instant has (the spring gap) is taken with the offset of the day before.
+   */
+  const instantOf = (wall: number) => {
+    const readings = [wall - 3600_000, wall].filter((t) => wallOf(t) === wall);
+    return readings.length > 0 ? readings[0]! : wall - (wallOf(wall - 86_400_000) - (wall - 86_400_000));
+  };
 
-  test("every hour's first and last millisecond agree with Intl: double summer time (1939-1948) and 2024-2027", () => {
-    const instants: number[] = [];
-    for (const [from, to] of [
-      [Date.UTC(1939, 0, 1), Date.UTC(1948, 0, 1)],
-      [Date.UTC(2024, 0, 1), Date.UTC(2028, 0, 1)],
-    ] as const) {
-      for (let t = from; t < to; t += 3600_000) instants.push(t, t + 3599_999);
+  // The last Sundays of March and October, at 01:00 UTC when the clocks change; ~3.5 days either side.
+  const changes = ["2026-03-29T01:00:00Z", "2026-10-25T01:00:00Z", "2027-03-28T01:00:00Z", "2027-10-31T01:00:00Z"];
+  const perChange = 10_000;
+  const step = 60_007; // a minute and 7 ms: the seconds and milliseconds vary too
+  const instants = changes.flatMap((change) =>
+    Array.from({ length: perChange }, (_, i) => Date.parse(change) + (i - perChange / 2) * step),
+  );
+  const mismatches: string[] = [];
+  beforeEach(() => {
+    mismatches.length = 0;
+  });
+  const expectSame = (what: string, mine: unknown, theirs: unknown) => {
+    if (mine !== theirs) mismatches.push(`${what}: ${String(mine)}, Intl ${String(theirs)}`);
+  };
+
+  test("every day's midnight is the first instant Intl reads as that day", () => {
+    const days = new Set(instants.map((at) => text(wallOf(at)).slice(0, 10)));
+    expect(days.size).toBe(4 * 8);
+    for (const day of days) {
+      const midnight = londonMidnight(day);
+      expectSame(`midnight of ${day}`, text(wallOf(midnight)), `${day}T00:00:00`);
+      expectSame(`the instant before ${day}`, text(wallOf(midnight - 1)).slice(0, 10) < day, true);
     }
-    expect(mismatches(instants)).toEqual([]);
-    // ~230,000 readings through Intl: 2-3 s on a quiet machine, more than bun's 5 s default on a busy one.
+    expect(mismatches).toEqual([]);
+  });
+
+  test(`${instants.length} instants: the London day, a day on and back, the wall clock back to an instant`, () => {
+    for (const at of instants) {
+      const wall = wallOf(at);
+      const day = londonToday(at);
+      expectSame(`today at ${iso(at)}`, day, text(wall).slice(0, 10));
+      expectSame(
+        `${iso(at)} is in its day`,
+        londonMidnight(day) <= at && at - londonMidnight(day) < 25 * 3600_000,
+        true,
+      );
+      expectSame(`${iso(at)} + 1 day`, addLondonDays(at, 1), instantOf(wall + 86_400_000));
+      expectSame(`${iso(at)} - 1 day`, addLondonDays(at, -1), instantOf(wall - 86_400_000));
+      const [date, time] = text(wall).split("T") as [string, string];
+      expectSame(`${date} ${time}`, londonInstant(date, time), instantOf(wall - (wall % 1000)));
+    }
+    expect(mismatches).toEqual([]);
+    // ~300,000 readings through Intl: a few seconds, more than bun's 5 s default on a busy machine.
   }, 60_000);
 
-  test("random instants from 1800 to 2200 agree with Intl (before 1900 Intl is read every time)", () => {
-    const from = Date.UTC(1800, 0, 1);
-    const span = Date.UTC(2200, 0, 1) - from;
-    const instants = Array.from({ length: 20_000 }, () => from + Math.floor(Math.random() * span));
-    expect(mismatches(instants)).toEqual([]);
-  }, 60_000);
+  test("every minute of the four change days' wall clocks, the skipped and repeated ones too", () => {
+    for (const change of changes) {
+      const date = change.slice(0, 10);
+      for (let minute = 0; minute < 24 * 60; minute++) {
+        const time = `${String(Math.floor(minute / 60)).padStart(2, "0")}:${String(minute % 60).padStart(2, "0")}`;
+        expectSame(`${date} ${time}`, londonInstant(date, time), instantOf(Date.parse(`${date}T${time}:00Z`)));
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
 });
