@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { html } from "./html.ts";
 
 /** The Content-Security-Policy of /docs: the page may load and fetch only from the service. */
 export const docsPolicy = [
@@ -57,14 +58,13 @@ function summaryOf(markdown: string): string {
 
 /** The HTML of /docs; every interpolated value is escaped. */
 export function docsHtml(info: { title: string; version: string; description: string }): string {
-  const e = Bun.escapeHTML;
-  return `<!doctype html>
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(info.title)} ${e(info.version)}</title>
-<meta name="description" content="${e(summaryOf(info.description))}">
+<title>${info.title} ${info.version}</title>
+<meta name="description" content="${summaryOf(info.description)}">
 <link rel="icon" type="image/png" href="docs/favicon-32x32.png">
 <link rel="stylesheet" href="docs/swagger-ui.css">
 <link rel="stylesheet" href="docs/docs.css">
@@ -77,7 +77,7 @@ export function docsHtml(info: { title: string; version: string; description: st
 <script src="docs/docs.js"></script>
 </body>
 </html>
-`;
+`.toString();
 }
 
 /** An asset from its bytes, with its ETag (a hash of the bytes); the gzipped copy is made on first demand. */

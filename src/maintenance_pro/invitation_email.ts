@@ -1,5 +1,6 @@
 /** The invitation email: subject, plain text and HTML, naming the workspace and carrying the link. */
 import { ukTimeText } from "../core/dates.ts";
+import { html } from "../core/html.ts";
 
 /** What the email says. */
 export interface InvitationEmailInput {
@@ -15,11 +16,6 @@ export interface InvitationEmail {
   subject: string;
   text: string;
   html: string;
-}
-
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
 /**
@@ -51,20 +47,19 @@ export function invitationEmail(input: InvitationEmailInput): InvitationEmail {
     workspace,
     "",
   ].join("\r\n");
-  const e = escapeHtml;
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${e(subject)}</title></head>
+  const markup = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${subject}</title></head>
 <body style="font-family: Arial, sans-serif; line-height: 1.5; color: #222;">
-<p>Dear ${e(landlord)},</p>
-<p><strong>${e(workspace)}</strong> has invited you to its landlord portal, where you can follow the repairs, \
+<p>Dear ${landlord},</p>
+<p><strong>${workspace}</strong> has invited you to its landlord portal, where you can follow the repairs, \
 maintenance and compliance of your properties.</p>
-<p><a href="${e(input.link)}" style="display: inline-block; padding: 10px 18px; background: #1d4ed8; color: #fff; \
+<p><a href="${input.link}" style="display: inline-block; padding: 10px 18px; background: #1d4ed8; color: #fff; \
 text-decoration: none; border-radius: 4px;">Accept the invitation</a></p>
-<p>Or copy this link into your browser:<br><a href="${e(input.link)}">${e(input.link)}</a></p>
-<p>The link works until ${e(expires)}. If a newer invitation reaches you, only the newest link works.<br>\
+<p>Or copy this link into your browser:<br><a href="${input.link}">${input.link}</a></p>
+<p>The link works until ${expires}. If a newer invitation reaches you, only the newest link works.<br>\
 If you were not expecting this, you can ignore this email.</p>
-<p>${e(workspace)}</p>
+<p>${workspace}</p>
 </body></html>
 `;
-  return { subject, text, html };
+  return { subject, text, html: markup.toString() };
 }

@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { ukTimeText } from "../core/dates.ts";
+import { type Html, html, raw } from "../core/html.ts";
 import type { InvitationState } from "./invitation_state.ts";
 import type { InvitationView } from "./queries.ts";
 
@@ -41,13 +42,11 @@ export function acceptAction(pagePath: string, token: string): string {
   return pagePath.endsWith("/") ? "accept" : `${token}/accept`;
 }
 
-/** What a page shows: its title (also the heading) and its paragraphs, already escaped HTML. */
+/** What a page shows: its title (also the heading) and its paragraphs. */
 interface PageContent {
   title: string;
-  body: string;
+  body: Html;
 }
-
-const e = Bun.escapeHTML;
 
 /** The page of every state, and of the answers that are not about the invitation. */
 export type PageKind = InvitationState | "welcome" | "crossSite" | "tooMany" | "trouble";
@@ -60,67 +59,67 @@ export interface PageDetail {
 
 /** What the page of `kind` says; `view` is the invitation when one has the link. */
 function content(kind: PageKind, view: InvitationView | undefined, detail: PageDetail) {
-  const workspace = e(view?.workspaceName ?? "the letting agent");
+  const workspace = view?.workspaceName ?? "the letting agent";
   const pages: Record<PageKind, () => PageContent> = {
     pending: () => {
       const count = view?.properties ?? 0;
       const covers = `${count} ${count === 1 ? "property" : "properties"}`;
       return {
         title: "Your landlord portal invitation",
-        body: `<p>Hello ${e(view?.landlordName ?? "")},</p>
+        body: html`<p>Hello ${view?.landlordName ?? ""},</p>
 <p><strong>${workspace}</strong> invites you to its landlord portal, where you can follow the repairs, \
 maintenance and compliance of your properties. The access covers ${covers}.</p>
-<form method="post" action="${e(detail.action ?? "")}">
+<form method="post" action="${detail.action ?? ""}">
 <button type="submit">Accept invitation</button>
 </form>
-<p class="small">This link works until ${e(ukTimeText(view?.expiresAt ?? 0))}. \
+<p class="small">This link works until ${ukTimeText(view?.expiresAt ?? 0)}. \
 If you were not expecting this invitation, you can close this page.</p>`,
       };
     },
     welcome: () => ({
       title: "Invitation accepted",
-      body: `<p>Thank you, ${e(view?.landlordName ?? "")}. Your access to the landlord portal of \
+      body: html`<p>Thank you, ${view?.landlordName ?? ""}. Your access to the landlord portal of \
 <strong>${workspace}</strong> is now active.</p>
 <p>You can close this page.</p>`,
     }),
     accepted: () => ({
       title: "Invitation already accepted",
-      body: `<p>This invitation has already been accepted, and the access is active. There is nothing more to do \
+      body: html`<p>This invitation has already been accepted, and the access is active. There is nothing more to do \
 with this link.</p>`,
     }),
     expired: () => ({
       title: "This link has expired",
-      body: `<p>Invitation links work for 7 days after they are sent. Please ask <strong>${workspace}</strong> to \
+      body: html`<p>Invitation links work for 7 days after they are sent. Please ask <strong>${workspace}</strong> to \
 send you a new invitation.</p>`,
     }),
     superseded: () => ({
       title: "This link has been replaced",
-      body: `<p>A newer invitation has been sent to you, and only the link in the newest email works. Please use \
+      body: html`<p>A newer invitation has been sent to you, and only the link in the newest email works. Please use \
 that one.</p>`,
     }),
     revoked: () => ({
       title: "Access withdrawn",
-      body: `<p>The portal access this invitation was for has been withdrawn, so the link no longer works. If you \
+      body: html`<p>The portal access this invitation was for has been withdrawn, so the link no longer works. If you \
 think this is a mistake, please contact the letting agent.</p>`,
     }),
     unknown: () => ({
       title: "Link not recognised",
-      body: `<p>This invitation link is not valid. Please check that you opened the whole link from the email.</p>`,
+      body: html`<p>This invitation link is not valid. Please check that you opened the whole link from the email.</p>`,
     }),
     crossSite: () => ({
       title: "Please accept from the invitation page",
-      body: `<p>For your security, an invitation can only be accepted from its own page. Please open the link in \
+      body: html`<p>For your security, an invitation can only be accepted from its own page. Please open the link in \
 the email again.</p>`,
     }),
     tooMany: () => ({
       title: "Too many requests",
-      body: `<p>There have been too many requests from your network. Please wait ${e(detail.text ?? "a minute")} \
+      body: html`<p>There have been too many requests from your network. Please wait ${detail.text ?? "a minute"} \
 and try again.</p>`,
     }),
     trouble: () => ({
       title: "Something went wrong",
-      body: `<p>Please try again in a moment. If it keeps happening, contact the letting agent and quote \
-reference <code>${e(detail.text ?? "")}</code>.</p>`,
+      body: html`<p>Please try again in a moment. If it keeps happening, contact the letting agent and quote \
+reference <code>${detail.text ?? ""}</code>.</p>`,
     }),
   };
   return pages[kind]();
@@ -129,24 +128,25 @@ reference <code>${e(detail.text ?? "")}</code>.</p>`,
 /** The HTML of a page. */
 export function portalHtml(kind: PageKind, view: InvitationView | undefined, detail: PageDetail = {}): string {
   const page = content(kind, view, detail);
-  return `<!doctype html>
+  // The style is a constant of this module: a <style> body decodes no entities, and the policy names its hash.
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex">
-<title>${e(page.title)}</title>
-<style>${style}</style>
+<title>${page.title}</title>
+<style>${raw(style)}</style>
 </head>
 <body>
 <main>
-<h1>${e(page.title)}</h1>
+<h1>${page.title}</h1>
 ${page.body}
 </main>
 </body>
 </html>
-`;
+`.toString();
 }
 
 /** A page as a response: UTF-8 HTML under the policy, never sniffed, cached, framed or referred from. */

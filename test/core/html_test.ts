@@ -1,6 +1,13 @@
-/** The `html` template: every value escaped, fragments nested once, values only where escaping protects them. */
+/**
+ * The `html` template: every value escaped, fragments nested once, where a value may go; and every page and email
+ * of the service written with it, so a hostile name stays text in each.
+ */
 import { describe, expect, test } from "bun:test";
+import { docsHtml } from "../../src/core/docs_page.ts";
 import { html, raw } from "../../src/core/html.ts";
+import { invitationEmail } from "../../src/maintenance_pro/invitation_email.ts";
+import { type PageKind, portalHtml } from "../../src/maintenance_pro/portal_page.ts";
+import type { InvitationView } from "../../src/maintenance_pro/queries.ts";
 
 describe("html", () => {
   test("escapes the five special characters of every interpolated value", () => {
@@ -61,5 +68,79 @@ describe("html", () => {
     const input: string = css;
     // @ts-expect-error: raw takes only a constant (a string literal type), never input.
     raw(input);
+  });
+});
+
+/** Names that would break out of text or a quoted attribute if written unescaped. */
+const attacks = [`"><script>alert(1)</script>`, `' onmouseover=alert(1) x='`];
+
+/** Checks that `render(attack)` is `render(marker)` with each marker the attack escaped, and that no markup leaks. */
+function rendersEscaped(render: (value: string) => string, marker = "MARKER") {
+  const plain = render(marker);
+  expect(plain).toContain(marker);
+  for (const attack of attacks) {
+    const page = render(attack);
+    expect(page).toBe(plain.replaceAll(marker, Bun.escapeHTML(attack)));
+    expect(page).not.toContain("<script>");
+    expect(page).not.toContain("' onmouseover");
+    expect(page.match(/[<"']/g)?.length).toBe(plain.match(/[<"']/g)?.length);
+  }
+}
+
+describe("every page and email escapes what it is given", () => {
+  const view: InvitationView = {
+    workspaceId: "w",
+    invitationId: "i",
+    contactId: "c",
+    superseded: false,
+    accepted: false,
+    expired: false,
+    expiresAt: "2026-07-01T08:30:00.000Z",
+    accessStatus: "pending",
+    landlordName: "Ada Lovelace",
+    workspaceName: "Harbour Lettings",
+    properties: 2,
+  };
+
+  for (const kind of ["pending", "welcome"] satisfies PageKind[]) {
+    test(`the portal's ${kind} page: the workspace's and the landlord's names`, () => {
+      rendersEscaped((name) => portalHtml(kind, { ...view, workspaceName: name }, { action: "tok/accept" }));
+      rendersEscaped((name) => portalHtml(kind, { ...view, landlordName: name }, { action: "tok/accept" }));
+    });
+  }
+
+  test("the portal's expired page: the workspace's name", () => {
+    rendersEscaped((name) => portalHtml("expired", { ...view, workspaceName: name }));
+  });
+
+  for (const kind of ["tooMany", "trouble"] satisfies PageKind[]) {
+    test(`the portal's ${kind} page: its line of text`, () => {
+      rendersEscaped((text) => portalHtml(kind, undefined, { text }));
+    });
+  }
+
+  test("the portal's pending page: the form's target", () => {
+    rendersEscaped((token) => portalHtml("pending", view, { action: `${token}/accept` }));
+    expect(() => portalHtml("pending", view, { action: "javascript:alert(1)//accept" })).toThrow("http(s) URL");
+  });
+
+  test("the /docs page: the title, the version and the description", () => {
+    const info = { title: "Lettings API", version: "1.0.0", description: "The API.\n\nMore." };
+    rendersEscaped((title) => docsHtml({ ...info, title }));
+    rendersEscaped((version) => docsHtml({ ...info, version }));
+    rendersEscaped((description) => docsHtml({ ...info, description }));
+  });
+
+  test("the invitation email's HTML part: the names and the link", () => {
+    const input = {
+      workspaceName: "Harbour Lettings",
+      landlordName: "Ada Lovelace",
+      link: "https://portal.test/invitations/tok",
+      expiresAt: "2026-07-01T08:30:00.000Z",
+    };
+    rendersEscaped((workspaceName) => invitationEmail({ ...input, workspaceName }).html);
+    rendersEscaped((landlordName) => invitationEmail({ ...input, landlordName }).html);
+    rendersEscaped((token) => invitationEmail({ ...input, link: `https://portal.test/invitations/${token}` }).html);
+    expect(() => invitationEmail({ ...input, link: "javascript:alert(1)" })).toThrow("http(s) URL");
   });
 });
