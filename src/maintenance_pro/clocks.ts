@@ -18,6 +18,7 @@
  * after the ceasing moment: a clock already past due stays breached (a breach is a fact), or becomes met_late
  * when its milestone comes. Status, first that holds: met / met_late, ceased, breached (now > dueAt), running.
  */
+import { zone } from "../core/dates.ts";
 import { clockDue, type ClockPeriod, type WorkingCalendar } from "./working_days.ts";
 
 /** The kinds of clock, in the order a repair lists them. */
@@ -135,7 +136,7 @@ const instant = (value: string | Temporal.Instant) =>
   typeof value === "string" ? Temporal.Instant.from(value) : value;
 const text = (value: Temporal.Instant) => value.toString({ fractionalSecondDigits: 3 });
 /** 00:00 Europe/London on a date, as an instant. */
-const londonMidnight = (date: string) => Temporal.PlainDate.from(date).toZonedDateTime("Europe/London").toInstant();
+const londonMidnight = (date: string) => Temporal.PlainDate.from(date).toZonedDateTime(zone).toInstant();
 
 /** `statutory` when the law binds this repair's clocks, else `policy` (the same periods as a service level). */
 function basisOf(facts: ClockFacts, rules: RuleSet, context: ClockContext, awareAt: Temporal.Instant) {
