@@ -85,16 +85,20 @@ SELECT e.*, p.label, u.name AS staff_name, c.name AS contact_name FROM calendar_
  * The repairs due list's naive SQL (issue 31, point 4; tables from bench/repairs_due.ts): one statement that checks
  * the key and takes one from its budget in an UNLOGGED table, then one indexed range read of at most 50 repairs of
  * a denormalised copy in the list's order, before the scenario's dueBefore, from a random position of the list (a
- * fifth of the reads the first page), each statement on its own.
+ * fifth of the reads the first page; `lastfull` the last position a full page starts after), each statement on its
+ * own. The position's three values are scalar subqueries (init plans), so the row comparison is an index condition
+ * of the range read, as the service's cursor is (a join with the positions filtered every row from the list's start).
  */
-export const repairsDueBaselineScript = `\\set p case when random(1, 5) = 1 then 0 else random(0, :positions) end
+export const repairsDueBaselineScript = `\\set p case when random(1, 5) = 1 then 0 else random(0, :lastfull) end
 WITH k AS (SELECT id FROM api_keys
            WHERE key_hash = decode(:keyhash, 'hex') AND revoked_at IS NULL AND expires_at > now())
 UPDATE bench_key_budgets b SET tokens = greatest(b.tokens - 1, 0), updated_at = clock_timestamp()
   FROM k WHERE b.key_id = k.id RETURNING b.tokens;
-SELECT r.* FROM bench_repair_positions p
-  JOIN bench_repairs_due r ON r.workspace_id = :ws AND (r.due, r.created_at, r.id) > (p.due, p.created_at, p.id)
-  WHERE p.n = :p AND r.due < :duebefore::timestamptz
+SELECT r.* FROM bench_repairs_due r
+  WHERE r.workspace_id = :ws AND r.due < :duebefore::timestamptz
+    AND (r.due, r.created_at, r.id) > ((SELECT due FROM bench_repair_positions WHERE n = :p),
+                                       (SELECT created_at FROM bench_repair_positions WHERE n = :p),
+                                       (SELECT id FROM bench_repair_positions WHERE n = :p))
   ORDER BY r.due, r.created_at, r.id LIMIT :limit;
 `;
 

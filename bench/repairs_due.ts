@@ -8,7 +8,8 @@
  *
  * The baseline is what Postgres alone does for such a page, naively but well: one statement that checks the key and
  * takes one from its budget in an UNLOGGED table (a CTE), then one indexed range read of at most 50 rows of a
- * denormalised copy of the repairs, from a random position of the same list (a fifth of them the first page).
+ * denormalised copy of the repairs, from a random position of the same list (a fifth of them the first page; every
+ * read full, as the scenario's pages).
  */
 
 /** The list's page size (the issue's 50); BENCH_REPAIRS_LIMIT changes it (the tiny test's pages are smaller). */
@@ -27,6 +28,18 @@ export interface RepairsDuePages {
   paths: string[];
   /** Repairs listed over all the pages. */
   rows: number;
+  /** How many repairs each page listed, in the order of `paths`. */
+  rowsPerPage: number[];
+}
+
+/**
+ * The pages the scenario reads: every full page (`limit` repairs), the first included, so that an answer lists as
+ * many repairs at every scale (a partial last page would make a small list look cheaper a request); every page when
+ * none is full.
+ */
+export function fullPages(pages: RepairsDuePages): string[] {
+  const full = pages.paths.filter((_, i) => pages.rowsPerPage[i] === pages.limit);
+  return full.length ? full : pages.paths;
 }
 
 /** The first page of the due list for `dueBefore`. */
@@ -42,13 +55,13 @@ export async function collectRepairsDuePages(
   input: { dueBefore: string; limit: number; maxPages?: number },
 ): Promise<RepairsDuePages> {
   const paths = [firstRepairsDuePath(input.dueBefore, input.limit)];
-  let rows = 0;
+  const rowsPerPage: number[] = [];
   for (let page = 0; page < paths.length && page < (input.maxPages ?? 2000); page++) {
     const res = await get(paths[page]!);
     const text = await res.text();
     const body = res.status === 200 ? (JSON.parse(text) as unknown) : undefined;
     if (!Array.isArray(body)) throw new Error(`GET ${paths[page]} answered ${res.status}: ${text.slice(0, 300)}`);
-    rows += body.length;
+    rowsPerPage.push(body.length);
     const link = res.headers.get("link");
     const next = link ? /^<([^>]+)>;\s*rel="next"$/.exec(link)?.[1] : undefined;
     if (next) {
@@ -56,12 +69,22 @@ export async function collectRepairsDuePages(
       paths.push(`${url.pathname}${url.search}`);
     }
   }
-  return { dueBefore: input.dueBefore, limit: input.limit, paths, rows };
+  return {
+    dueBefore: input.dueBefore,
+    limit: input.limit,
+    paths: paths.slice(0, rowsPerPage.length),
+    rows: rowsPerPage.reduce((a, b) => a + b, 0),
+    rowsPerPage,
+  };
 }
 
-/** What the baseline's tables hold: the positions a range read may start after (position 0: the first page). */
+/**
+ * What the baseline's tables hold: the positions a range read may start after (position 0: the first page), and the
+ * last one from which a read still finds `limit` repairs (so that, as the scenario's pages, every read is full).
+ */
 export interface RepairsDueBaselineTables {
   positions: number;
+  lastFullStart: number;
 }
 
 /** A database connection that runs text (postgres.js's `unsafe`). */
@@ -76,7 +99,7 @@ interface Sql {
  */
 export async function prepareRepairsDueBaseline(
   db: Sql,
-  input: { workspaceId: string; keyId: string; dueBefore: string },
+  input: { workspaceId: string; keyId: string; dueBefore: string; limit: number },
 ): Promise<RepairsDueBaselineTables> {
   await db.unsafe(`
     drop table if exists bench_key_budgets, bench_repairs_due, bench_repair_positions;
@@ -97,7 +120,7 @@ export async function prepareRepairsDueBaseline(
   const [row] = (await db.unsafe(`select max(n)::int as positions from bench_repair_positions`)) as {
     positions: number;
   }[];
-  return { positions: row!.positions };
+  return { positions: row!.positions, lastFullStart: Math.max(0, row!.positions - input.limit) };
 }
 
 /** Drops the baseline's tables. */

@@ -37,8 +37,11 @@ export interface BenchReport {
   baseline: BaselineResult;
   /** The agenda page's bare SQL under pgbench (agendaBaselineScript), and the agenda's req/s over its tps. */
   agendaBaseline?: BaselineResult & { ratio: number | null };
-  /** The due list the repairsDue scenario read: its dueBefore, page size, pages and repairs over them all. */
-  repairsDue?: { dueBefore: string; limit: number; pages: number; rows: number };
+  /**
+   * The due list the repairsDue scenario read: its dueBefore, page size, pages, the full pages it read among them
+   * (bench/repairs_due.ts fullPages) and repairs over them all.
+   */
+  repairsDue?: { dueBefore: string; limit: number; pages: number; pagesRead?: number; rows: number };
   /** The due list's naive SQL under pgbench (repairsDueBaselineScript), and repairsDue's req/s over its tps. */
   repairsDueBaseline?: BaselineResult & { ratio: number | null };
   peakRssKiB: number | null;
@@ -163,7 +166,8 @@ export function renderReport(r: BenchReport): string {
     ...(r.repairsDue
       ? [
           `Due list (clock=open, dueBefore ${r.repairsDue.dueBefore}, limit ${r.repairsDue.limit}): ` +
-            `${r.repairsDue.rows.toLocaleString("en-GB")} repairs over ${r.repairsDue.pages} pages`,
+            `${r.repairsDue.rows.toLocaleString("en-GB")} repairs over ${r.repairsDue.pages} pages, ` +
+            `${r.repairsDue.pagesRead ?? "-"} of them (the full ones) read`,
         ]
       : []),
     "",

@@ -26,7 +26,7 @@ import {
   runBaseline,
   type BaselineRun,
 } from "./baseline.ts";
-import { collectRepairsDuePages, prepareRepairsDueBaseline, repairsDueLimit } from "./repairs_due.ts";
+import { collectRepairsDuePages, fullPages, prepareRepairsDueBaseline, repairsDueLimit } from "./repairs_due.ts";
 import { ratio, renderReport, type BenchReport, type ScenarioReport } from "./report.ts";
 import type { LoadGenerator, LoadResult, LoadSpec } from "./load.ts";
 import { wrkPath } from "./wrk.ts";
@@ -226,7 +226,8 @@ try {
         { dueBefore, limit: repairsLimit },
       );
       progress(
-        `the due list before ${dueBefore}: ${pools.repairsDue.rows} repairs, ${pools.repairsDue.paths.length} pages`,
+        `the due list before ${dueBefore}: ${pools.repairsDue.rows} repairs, ${pools.repairsDue.paths.length} pages ` +
+          `(${fullPages(pools.repairsDue).length} read)`,
       );
       writeFileSync(poolsFile, JSON.stringify(pools));
     }
@@ -281,6 +282,7 @@ try {
         workspaceId: workspace.id,
         keyId: baselineKey.id,
         dueBefore: pools.repairsDue.dueBefore,
+        limit: repairsLimit,
       });
       progress(`the due list's naive SQL: pgbench, ${connections} connections, ${seconds} s`);
       const run = await runBaseline({
@@ -297,7 +299,7 @@ try {
         other: {
           script: repairsDueBaselineScript,
           defines: {
-            positions: String(tables.positions),
+            lastfull: String(tables.lastFullStart),
             duebefore: pools.repairsDue.dueBefore,
             limit: String(repairsLimit),
           },
@@ -353,6 +355,7 @@ try {
             dueBefore: pools.repairsDue.dueBefore,
             limit: pools.repairsDue.limit,
             pages: pools.repairsDue.paths.length,
+            pagesRead: fullPages(pools.repairsDue).length,
             rows: pools.repairsDue.rows,
           },
         }

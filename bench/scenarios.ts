@@ -1,5 +1,6 @@
 /** The benchmark's scenarios: what each request is, drawn at random from the seeded workspace. */
 import { londonMidnight } from "../src/core/dates.ts";
+import { fullPages } from "./repairs_due.ts";
 import type { LoadPools } from "./seed.ts";
 
 /** A scenario's name. */
@@ -159,9 +160,10 @@ export function requestMaker(name: ScenarioName, pools: LoadPools, runId: string
         body: JSON.stringify(Math.random() < 0.5 ? { email: any(pools.emails) } : { mobile: any(pools.mobiles) }),
       });
     case "repairsDue": {
-      const paths = pools.repairsDue?.paths;
-      if (!paths) throw new Error("repairsDue needs the due list's pages in the pools (bench/repairs_due.ts)");
-      // A fifth first pages (a desk opening its list), the rest any later page through its cursor.
+      if (!pools.repairsDue)
+        throw new Error("repairsDue needs the due list's pages in the pools (bench/repairs_due.ts)");
+      const paths = fullPages(pools.repairsDue);
+      // A fifth first pages (a desk opening its list), the rest any later full page through its cursor.
       return () => ({
         method: "GET",
         path:
