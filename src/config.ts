@@ -49,7 +49,8 @@ export const variables = {
       "as the `postgres` user), reached over its Unix socket (in `/tmp`). A Postgres on the same machine is best " +
       "reached over its socket too, named libpq's way: `postgres://user@localhost/lettings?host=/var/run/postgresql` " +
       "(a `host` parameter that is a directory; the URL's port names the socket). Company creations ran 10–22% " +
-      "faster than over `127.0.0.1` ([figures](bench/README.md#a-unix-socket-instead-of-tcp-on-one-machine-2026-11-24))",
+      "faster than over `127.0.0.1` " +
+      "([figures](bench/README.md#a-unix-socket-instead-of-tcp-on-one-machine-2026-11-24))",
   ),
   databaseDirectUrl: variable(
     "DATABASE_DIRECT_URL",
