@@ -56,7 +56,7 @@ export function TaggedError<Tag extends string, P extends TProperties = Record<n
 
 const S = Type.String();
 
-// ── Errors of the interface description (API.md), every one of them ──
+// ── Errors of the common lettings interface, every one of them ──
 /** 400: a workspace could not be created. */
 export class TenantCreateRejected extends TaggedError("TenantCreateRejected", 400, {
   reason: S,
@@ -161,7 +161,7 @@ export class IntegrationUnavailable extends TaggedError("IntegrationUnavailable"
   requestId: Type.Optional(S),
 }) {}
 
-// ── Errors this service adds (CONTRACT.md §1) ──
+// ── Errors this service adds (the OpenAPI description's Errors) ──
 /** One problem with a request value. */
 export const Issue = Type.Object({ path: S, message: S }, { additionalProperties: false });
 /** 400: malformed JSON, or a body, path or query value that breaks its schema (unknown fields included). */
@@ -206,7 +206,7 @@ export class RevisionConflict extends TaggedError("RevisionConflict", 409, {
   currentRevision: Type.Integer(),
 }) {}
 
-/** API.md's error table, which it declares on operation 1 (handovers.forTenancy). */
+/** The common interface's error table, which it declares on operation 1 (handovers.forTenancy). */
 export const apiErrorTable: ErrorClass[] = [
   TenantCreateRejected,
   ConfigMissing,
@@ -237,7 +237,7 @@ export const apiErrorTable: ErrorClass[] = [
   IntegrationUnavailable,
 ];
 
-/** The error bodies API.md lists, in its order, for operations 2 to 12 (the default of every operation). */
+/** The error bodies the common interface lists, in its order, for operations 2 to 12 (every operation's default). */
 export const apiListedErrors: ErrorClass[] = [
   TenantCreateRejected,
   Unauthenticated,

@@ -1,6 +1,7 @@
 /**
- * Runs a declared operation for a request, REST or MCP alike: the checks of CONTRACT.md §2 in order, then validation,
- * the handler and the answer. MCP's tools/list goes through the same checks (1 to 5); no surface checks a key itself.
+ * Runs a declared operation for a request, REST or MCP alike: the key checks in order (src/core/api_description.ts),
+ * then validation, the handler and the answer. MCP's tools/list goes through the same checks (1 to 5); no surface
+ * checks a key itself.
  */
 import { Type, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
@@ -152,7 +153,7 @@ function parseBody(op: Operation, body: Call["body"]): unknown {
 export type FoundKey = Extract<KeyLookup, { found: true }>;
 
 /**
- * Checks 1 and 2 of CONTRACT.md §2: a key must be sent in x-api-key (a bearer token is refused the same way), and be
+ * Key checks 1 and 2: a key must be sent in x-api-key (a bearer token is refused the same way), and be
  * live. Malformed, unknown, revoked and expired keys take the same path: one lookup by hash, which spends the
  * request's token and makes `read` in the same statement. A lookup the transport already made is taken as it is.
  */
@@ -168,7 +169,7 @@ export async function checkKey(
   return found;
 }
 
-/** Checks 3 and 4 of CONTRACT.md §2, after the key was found: X-Tenant, then suspension. */
+/** Key checks 3 and 4, after the key was found: X-Tenant, then suspension. */
 export function checkWorkspace(principal: Principal, tenantHeader: string | null): void {
   if (tenantHeader !== null && tenantHeader !== principal.workspaceSlug) {
     throw new TenantMismatch({ header: tenantHeader, organizationId: principal.workspaceId });
@@ -178,7 +179,7 @@ export function checkWorkspace(principal: Principal, tenantHeader: string | null
   }
 }
 
-/** Check 5 of CONTRACT.md §2: the budget (the key's lookup spent the request's token). */
+/** Key check 5: the budget (the key's lookup spent the request's token). */
 export function checkBudget(found: FoundKey): void {
   if (!found.bucket.admitted) throw rateLimited(found.bucket, found.principal.keyId);
 }
@@ -200,7 +201,7 @@ export interface ListCall {
 }
 
 /**
- * Runs a listing (MCP's tools/list): checks 1 to 5 of CONTRACT.md §2, as execute makes them and in the same order,
+ * Runs a listing (MCP's tools/list): key checks 1 to 5, as execute makes them and in the same order,
  * then `list` with the caller's principal; scope, module and owner checks do not apply (the list is what they allow).
  * Never throws.
  */

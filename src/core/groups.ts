@@ -1,6 +1,6 @@
-/** The 29 API groups of API.md, their scopes and the modules some of them need. */
+/** The 29 API groups (the OpenAPI document's tags), their scopes and the modules some of them need. */
 
-/** Every group, in API.md's order. */
+/** Every group, in the common interface's order (the OpenAPI document's). */
 export const groups = [
   "tenants",
   "entitlements",
@@ -51,7 +51,7 @@ export function scopeFor(group: Group, method: string): string {
   return `${group}:${method === "GET" ? "read" : "write"}`;
 }
 
-/** The module a group needs, if any (CONTRACT.md §2, check 7). */
+/** The module a group needs, if any (check 7 of the key checks; their order is in src/core/api_description.ts). */
 export function moduleFor(group: Group): string | undefined {
   if (group === "maintenance-pro" || group === "maintenance-pro-public" || group === "maintenance-pro-contractor") {
     return "maintenance-pro";

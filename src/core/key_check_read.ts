@@ -18,8 +18,8 @@ export type ReadSql = postgres.PendingQuery<postgres.Row[]>;
  * An operation's key-check read: its SQL given the workspace it must filter by, the path parameters and the query
  * (converted as step 9 converts it), or undefined for no read. It is made only when the parameters and the query
  * match the operation's schemas (the other checks come after the statement): bind them as text (`${x}::text`), never
- * splice them. What it finds reaches `run` only after every check of CONTRACT.md §2 passed; without it (no read,
- * invalid input, a read that threw as it was made, MCP) `run` reads for itself, with the same SQL.
+ * splice them. What it finds reaches `run` only after every key check passed (src/core/api_description.ts); without
+ * it (no read, invalid input, a read that threw as it was made, MCP) `run` reads for itself, with the same SQL.
  */
 export type KeyCheckRead = (
   db: Db,

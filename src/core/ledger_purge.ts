@@ -1,7 +1,7 @@
 /**
- * The daily job that forgets requestId ledger entries older than 30 days (CONTRACT.md §4.3), and the public routes
- * buckets of addresses not seen for a day, webhook deliveries older than 30 days, and stored agenda days out of their
- * range (src/calendar/queries.ts, storedDaysRange).
+ * The daily job that forgets requestId ledger entries older than 30 days (the OpenAPI description keeps them "at
+ * least 30 days"), and the public routes buckets of addresses not seen for a day, webhook deliveries older than 30
+ * days, and stored agenda days out of their range (src/calendar/queries.ts, storedDaysRange).
  */
 import { purgeAddressBuckets } from "./address_budget.ts";
 import { purgeLedger } from "./idempotency.ts";

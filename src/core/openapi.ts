@@ -82,7 +82,7 @@ const rateLimitHeaders = {
   },
 };
 
-/** Said of an error API.md lists for an operation that this service never raises there. */
+/** Said of an error the common interface lists for an operation that this service never raises there. */
 const neverRaised = " (in the common interface's list for this operation; this service never raises it here)";
 /** Said of an operation this service adds to the common interface. */
 const extensionNote = "\n\nExtension: an operation this service adds; it is not part of the common interface.";

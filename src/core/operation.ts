@@ -78,12 +78,12 @@ export interface OperationSpec<P extends TObject, Q extends TObject, B extends T
   /** The errors this operation itself raises (the shared refusals are added for every operation). */
   errors?: ErrorClass[];
   /**
-   * Errors API.md lists for the operation, documented whether or not raised (default: its list for operations 2 to 12).
+   * Errors the common interface lists for the operation, documented whether or not raised (default: `apiListedErrors`).
    */
   listedErrors?: ErrorClass[];
-  /** Only for keys created by the workspace owner (CONTRACT.md §2, check 8). */
+  /** Only for keys created by the workspace owner (check 8 of the key checks, src/core/api_description.ts). */
   ownerOnly?: boolean;
-  /** Not in API.md: an extension this service adds (tagged so in OpenAPI). */
+  /** Not in the common interface: an extension this service adds (tagged so in OpenAPI). */
   extension?: boolean;
   /** MCP annotations beyond readOnly (which follows GET). */
   hints?: { destructive?: boolean; idempotent?: boolean };
@@ -102,7 +102,7 @@ export interface OperationSpec<P extends TObject, Q extends TObject, B extends T
 /** A declared operation, as the registry holds it. */
 export type Operation = OperationSpec<TObject, TObject, TSchema, TSchema>;
 
-/** Declares an operation (see STYLE.md: one declaration feeds REST, OpenAPI and MCP). */
+/** Declares an operation (one declaration feeds REST, OpenAPI and MCP; ARCHITECTURE, The request path). */
 export function operation<
   P extends TObject = TObject<Record<never, never>>,
   Q extends TObject = TObject<Record<never, never>>,

@@ -24,11 +24,11 @@ import { toolsOf } from "./tools.ts";
 export const messageLimit = 2 * bodyLimit;
 
 /**
- * The checks of CONTRACT.md §2 a message is refused on before the SDK reads it, after the key's (checks 1, 2):
- * a tools/list is refused as a whole on X-Tenant, suspension and the budget (checks 3 to 5), like a REST request;
- * a tools/call answers those as a tool error instead (its result is the operation's answer); any other message
- * (initialize, notifications) on the budget alone, so that a client of a suspended workspace or with a wrong
- * X-Tenant still connects and learns why from its calls.
+ * The key checks (src/core/api_description.ts) a message is refused on before the SDK reads it, after the key's
+ * (checks 1, 2): a tools/list is refused as a whole on X-Tenant, suspension and the budget (checks 3 to 5), like a
+ * REST request; a tools/call answers those as a tool error instead (its result is the operation's answer); any
+ * other message (initialize, notifications) on the budget alone, so that a client of a suspended workspace or with
+ * a wrong X-Tenant still connects and learns why from its calls.
  */
 function checkMessage(found: FoundKey, rpc: unknown, tenantHeader: string | null): void {
   if (rpc === "tools/call") return;
@@ -109,7 +109,7 @@ export function mcpEndpoint(app: AppContext, operations: readonly Operation[]) {
     }
     const url = urlOf(request);
     if (!url) return errorResponse(hostInvalid(), requestId);
-    // CONTRACT.md §2, checks 1 and 2: they refuse the request itself, before any MCP message is read.
+    // Key checks 1 and 2: they refuse the request itself, before any MCP message is read.
     const apiKey = request.headers.get("x-api-key");
     let found: FoundKey;
     try {

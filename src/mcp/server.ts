@@ -46,7 +46,7 @@ function refusal(out: Outcome): ProtocolError {
  * An operation's outcome as a tool result: its JSON, byte for byte, as text and, for a success, as structuredContent.
  * A refusal is a tool error whose text is the tagged body and which has no structuredContent: the official clients
  * (SDK 1.x, the Inspector) check any structuredContent against the tool's outputSchema, errors included, and throw
- * when the success schema does not match the tagged body (CONTRACT.md §7).
+ * when the success schema does not match the tagged body (README, MCP).
  */
 export function toolResult(out: Outcome): CallToolResult {
   const headers: Record<string, string> = {};
@@ -66,7 +66,7 @@ export function mcpServer(app: AppContext, tools: ReadonlyMap<string, Tool>, cal
     return taken;
   };
 
-  // Checks 1 to 5 of CONTRACT.md §2 as for a call (the key, X-Tenant, suspension, the budget), then the tools the
+  // Key checks 1 to 5 as for a call (the key, X-Tenant, suspension, the budget), then the tools the
   // key's scopes allow.
   server.setRequestHandler("tools/list", async () => {
     const out = await executeListing(

@@ -60,8 +60,8 @@ async function shutdown(code: number) {
   process.exit(code);
 }
 
-// A key that is unknown, revoked or expired refuses the connection before any MCP message is read (checks 1 and 2
-// of CONTRACT.md §2; X-Tenant, suspension and the budget are checked by each tools/list and tools/call).
+// A key that is unknown, revoked or expired refuses the connection before any MCP message is read (key checks 1
+// and 2; X-Tenant, suspension and the budget are checked by each tools/list and tools/call).
 // This check spends one request of the key's budget, as any authenticated request does.
 const found = await checkKey(app, apiKey).catch(async (error: unknown) => {
   if (!(error instanceof AppError)) throw error;
