@@ -12,7 +12,7 @@ import { operations as telephony } from "./telephony/operations.ts";
 import { operations as entitlements } from "./entitlements/operations.ts";
 import { operations as events } from "./events/operations.ts";
 
-/** All operations, in API.md's order of the twelve (plus the hazard settings GET and the SMS send extension). */
+/** All operations, in the common interface's order of the twelve (plus the hazard settings GET and the SMS send). */
 export const operations: readonly Operation[] = [
   ...handovers,
   ...contractorInvoices,

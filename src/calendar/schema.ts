@@ -18,7 +18,7 @@ export const Feedback = Strict(
   { title: "CalendarEventFeedback" },
 );
 
-/** A calendar event (API.md, Calendar event). */
+/** A calendar event. */
 export const CalendarEvent = Strict(
   {
     id: Id,

@@ -3,7 +3,7 @@
  * from its property, and where each value comes from.
  */
 
-/** The five facts, in API.md's order. */
+/** The five facts, in the common interface's order. */
 export const factNames = [
   "storeyOver11m",
   "builtBefore2000",
@@ -42,7 +42,7 @@ export interface ResolvedFacts {
 /**
  * Each effective fact is the block's own recorded value (an explicit `unknown` included), else its property's
  * recorded value, else `unknown` by default. An own fact the block records nothing for is `unknown` too
- * (API.md's fact set holds strings only, CONTRACT.md §4.8): `factSources` tells it from an explicit one.
+ * (the fact set holds strings only): `factSources` tells it from an explicit one.
  */
 export function resolveFacts(blockFacts: unknown, propertyFacts: unknown): ResolvedFacts {
   const own = recordedFacts(blockFacts);

@@ -1,4 +1,4 @@
-/** The stored fields of a new company, from its creation body (CONTRACT.md §4.3). */
+/** The stored fields of a new company, from its creation body (POST /companies, operations.ts). */
 import type { Static } from "@sinclair/typebox";
 import type { CreateCompanyBody } from "./schema.ts";
 import { contactNorms, normaliseRegistrationNumber, ukPostcode, type ContactNorms } from "./normalise.ts";

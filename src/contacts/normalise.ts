@@ -1,4 +1,4 @@
-/** Normalised forms of contact fields, used for storage and for matching (CONTRACT.md §4.3, §4.4). */
+/** Normalised forms of contact fields, used for storage and for matching (the duplicate check, operations.ts). */
 
 const ukPostcodeShape = /^(?:[A-Z]{1,2}[0-9][A-Z0-9]?|GIR)[0-9][A-Z]{2}$/;
 

@@ -10,7 +10,7 @@ import { contactNorms } from "./normalise.ts";
 import { findDuplicates, insertCompany, type DuplicateProbe } from "./queries.ts";
 import { Company, CreateCompanyBody, DuplicateCheckBody, DuplicateCheckResult } from "./schema.ts";
 
-/** Errors API.md lists for operations 2 to 12 that these operations never raise. */
+/** Errors the common interface lists for operations 2 to 12 that these operations never raise. */
 
 /** Creates a company contact; a retry with the same requestId replays the first answer. */
 export const createCompany = operation({

@@ -24,8 +24,9 @@ function peopleJson(sql: Sql) {
 }
 
 /**
- * The company JSON of API.md from a contacts row aliased `c`, with its people; `people: false` for a company made in
- * the same statement (its id was just minted, so no person can be linked to it yet): `[]` without reading.
+ * The company JSON (the Company schema) from a contacts row aliased `c`, with its people; `people: false` for a
+ * company made in the same statement (its id was just minted, so no person can be linked to it yet): `[]` without
+ * reading.
  */
 function companyJson(sql: Sql, people = true) {
   return sql`json_build_object(
@@ -39,10 +40,10 @@ function companyJson(sql: Sql, people = true) {
 }
 
 /**
- * Inserts a company and returns its answer, API.md's shape as JSON text, in one statement that also appends `activity`,
- * records `event` (company.created, the answer as its data) and, given a requestId's `ledger` key, the ledger row
- * holding that answer (ledgerInsert: a request that came first with the same key makes it fail with a unique
- * violation, and nothing is written).
+ * Inserts a company and returns its answer, the Company schema's shape as JSON text, in one statement that also
+ * appends `activity`, records `event` (company.created, the answer as its data) and, given a requestId's `ledger`
+ * key, the ledger row holding that answer (ledgerInsert: a request that came first with the same key makes it fail
+ * with a unique violation, and nothing is written).
  */
 export async function insertCompany(
   tx: Sql,
@@ -76,7 +77,7 @@ export async function insertCompany(
   return row!.body;
 }
 
-/** A company of the workspace in API.md's shape, or undefined. */
+/** A company of the workspace in the Company schema's shape, or undefined. */
 export async function companyById(
   db: Sql,
   workspaceId: string,

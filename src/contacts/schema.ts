@@ -36,7 +36,7 @@ export const CompanyPerson = Strict(
   },
 );
 
-/** A company contact, as API.md's table lists it. */
+/** A company contact, as the common interface lists it. */
 export const Company = Strict(
   {
     id: Id,

@@ -1,4 +1,4 @@
-/** The derived fields and status of a contractor invoice, from its entries (CONTRACT.md §4.2). Integers only. */
+/** The derived fields and status of a contractor invoice, from its entries (operations.ts). Integers only. */
 
 /** The stored facts an invoice's derived fields depend on. */
 export interface InvoiceFacts {
@@ -29,7 +29,7 @@ export interface InvoiceTotals {
 /** An invoice status, in the order the rules are tried. */
 export type InvoiceStatus = "received" | "approved" | "part_paid" | "paid" | "disputed" | "credited" | "void";
 
-/** Every status, in API.md's order. */
+/** Every status, in the common interface's order. */
 export const invoiceStatuses: readonly InvoiceStatus[] = [
   "received",
   "approved",

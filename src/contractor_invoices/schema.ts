@@ -127,7 +127,7 @@ export const InvoiceLimitOverride = Strict(
   },
 );
 
-/** A contractor invoice with its entries, derived totals and status (API.md, CONTRACT.md §4.2). */
+/** A contractor invoice with its entries, derived totals and status (derive.ts). */
 export const ContractorInvoice = Strict(
   {
     id: Text("Invoice id."),

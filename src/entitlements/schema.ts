@@ -2,7 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import { Strict } from "../core/schema.ts";
 
-/** The answer of abandoning the onboarding checkout (API.md, Checkout abandonment result). */
+/** The answer of abandoning the onboarding checkout (its checkout abandonment result). */
 export const AbandonResult = Strict(
   {
     abandoned: Type.Boolean({

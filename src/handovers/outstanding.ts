@@ -1,4 +1,4 @@
-/** The outstanding items of a tenancy's handovers (CONTRACT.md §4.1): pure rules over the row's inputs. */
+/** The outstanding items of a tenancy's handovers (described in src/handovers/operations.ts): pure rules. */
 import {
   outstandingCodes,
   type Direction,
@@ -132,8 +132,9 @@ function handoverOpen(direction: Direction, handover: HandoverInputs | null): Fo
 }
 
 /**
- * Every rule of CONTRACT.md §4.1, one per code and direction. A rule reading `f.today` makes stored rows expire:
- * it must also move `validBefore` (row.ts), or a stored row outlives the day its item changes.
+ * Every outstanding rule (the OpenAPI description's table), one per code and direction. A rule reading `f.today`
+ * makes stored rows expire: it must also move `validBefore` (row.ts), or a stored row outlives the day its item
+ * changes.
  */
 export const rules: readonly Rule[] = [
   { code: "check_in_missing", direction: always("move_in"), check: (f) => visitMissing("move_in", f, f.checkIn) },
@@ -229,7 +230,7 @@ export const rules: readonly Rule[] = [
 
 const directionOrder: Record<Direction, number> = { move_in: 0, move_out: 1 };
 
-/** The outstanding items, move-in first, then in the order of API.md's code enumeration. */
+/** The outstanding items, move-in first, then in the order of the code enumeration (schema.ts). */
 export function outstandingItems(inputs: OutstandingInputs): OutstandingItem[] {
   const items: OutstandingItem[] = [];
   for (const rule of rules) {

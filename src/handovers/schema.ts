@@ -1,8 +1,8 @@
-/** TypeBox schemas of the tenancy handover row (API.md, CONTRACT.md §4.1). */
+/** TypeBox schemas of the tenancy handover row (its rules: src/handovers/operations.ts's description). */
 import { Type, type Static } from "@sinclair/typebox";
 import { DateOn, Id, Instant, Nullable, Strict } from "../core/schema.ts";
 
-/** A number field of the handover row: a number, or one of the strings Infinity, -Infinity, NaN (API.md). */
+/** A number field of the handover row: a number, or one of the strings Infinity, -Infinity, NaN. */
 export const RowNumber = Type.Union(
   [Type.Number(), Type.Literal("Infinity"), Type.Literal("-Infinity"), Type.Literal("NaN")],
   {
@@ -137,7 +137,7 @@ export const Keys = Strict(
   },
 );
 
-/** The outstanding item codes, in API.md's order (the order items are listed within a direction). */
+/** The outstanding item codes, in the common interface's order (the order items are listed within a direction). */
 export const outstandingCodes = [
   "check_in_missing",
   "check_in_open",

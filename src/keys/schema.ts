@@ -1,4 +1,4 @@
-/** TypeBox schemas of the keys group: key set reports (API.md, CONTRACT.md §4.10). */
+/** TypeBox schemas of the keys group: key set reports (their rules: operations.ts's descriptions). */
 import { Type, type Static } from "@sinclair/typebox";
 import { Id, Instant, Nullable, Strict } from "../core/schema.ts";
 

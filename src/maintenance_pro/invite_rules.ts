@@ -28,8 +28,9 @@ export function inviteBlockedReason(
 }
 
 /**
- * The transition of CONTRACT.md §4.7: a blocked contact is refused whatever its access; an active access is
- * refused; none or revoked becomes pending with a new invitation; pending gets a new link replacing the old.
+ * The invitation's transition (the invite operation's description in operations.ts): a blocked contact is refused
+ * whatever its access; an active access is refused; none or revoked becomes pending with a new invitation; pending
+ * gets a new link replacing the old.
  */
 export function decideInvite(target: InviteTarget): InviteDecision {
   const reason = inviteBlockedReason(target);

@@ -23,7 +23,7 @@ import {
 } from "./queries.ts";
 import { HazardSettings, HazardSettingsUpdate, LandlordPortalAccess, hazardPolicyVersion } from "./schema.ts";
 
-/** Errors API.md lists for operations 2 to 12 that these operations never raise. */
+/** Errors the common interface lists for operations 2 to 12 that these operations never raise. */
 
 const hazardRules =
   `The hazard clocks follow Awaab's Law (policyVersion \`${hazardPolicyVersion}\`). For social ` +

@@ -25,7 +25,7 @@ const tokenShape = /^[A-Za-z0-9_-]{43}$/;
 /** The actor of an acceptance: the landlord, through the portal's public pages. */
 export const portalActor: Actor = { kind: "provider", id: "portal" };
 
-/** The portal access record (API.md's landlord portal access) of a stored access. */
+/** The portal access record (LandlordPortalAccess in schema.ts) of a stored access. */
 export function accessRecord(row: AccessRow): LandlordPortalAccess {
   return {
     contactId: row.contactId,

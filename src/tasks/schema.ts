@@ -4,7 +4,7 @@ import { DateOn, Id, Instant, Nullable, Strict } from "../core/schema.ts";
 
 const S = Type.String();
 
-/** A task (API.md, Task). */
+/** A task. */
 export const Task = Strict(
   {
     id: Id,

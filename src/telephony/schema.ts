@@ -6,7 +6,7 @@ import { Cursor, Limit } from "../core/pagination.ts";
 /** The longest SMS body: six concatenated GSM-7 segments of 153 characters. */
 export const maxSmsLength = 918;
 
-/** An SMS thread (API.md, SMS thread). */
+/** An SMS thread. */
 export const SmsThread = Strict(
   {
     id: Id,

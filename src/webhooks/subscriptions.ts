@@ -1,4 +1,4 @@
-/** Webhook subscriptions: workspace settings the operator manages with the CLI (API.md, Authentication 9). */
+/** Webhook subscriptions: workspace settings the operator manages with the CLI (README, Events and webhooks). */
 import { ulid } from "ulid";
 import type { Db } from "../core/db.ts";
 import { workspaceIdOf } from "../core/workspaces.ts";

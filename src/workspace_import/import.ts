@@ -1,5 +1,6 @@
 /**
- * Loads a workspace document (CONTRACT.md §6) in one transaction: validate, check references, write, or nothing at all.
+ * Loads a workspace document (README, The import document) in one transaction: validate, check references, write,
+ * or nothing at all.
  */
 import { isConnectionError, type Db, type Tx } from "../core/db.ts";
 import { recordActivity } from "../core/activity.ts";
