@@ -1,4 +1,4 @@
-/** The shared security suite: every declared operation refuses the same way (CONTRACT.md §2). */
+/** The shared security suite: every declared operation refuses the same way (the key checks: src/core/api_description.ts). */
 import { describe, expect, test } from "bun:test";
 import { harness, type TestResponse } from "./support/harness.ts";
 import { pathOf } from "./support/calls.ts";

@@ -1,7 +1,7 @@
 /**
  * The text rule over every declared operation (core/storable_text.ts): for every string field of its path, query
  * and body schemas, a value holding a NUL character or an unpaired surrogate is 400 RequestInvalid naming that
- * field, over REST and over MCP, and nothing is written (CONTRACT.md §1).
+ * field, over REST and over MCP, and nothing is written (the OpenAPI description's Wire conventions).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";

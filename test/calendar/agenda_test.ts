@@ -1,4 +1,4 @@
-/** GET /calendar/agenda (CONTRACT.md §4.9). */
+/** GET /calendar/agenda. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { inlineRefs } from "../support/openapi.ts";

@@ -1,4 +1,4 @@
-/** The agenda window (CONTRACT.md §4.9): London midnights across the clock changes, defaults and limits. */
+/** The agenda window (src/calendar/operations.ts): London midnights across the clock changes, defaults and limits. */
 import { describe, expect, test } from "bun:test";
 import { parseBound, resolveWindow } from "../../src/calendar/window.ts";
 

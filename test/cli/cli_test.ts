@@ -1,4 +1,4 @@
-/** The operator CLI (CONTRACT.md §5), run as a subprocess against the test database. */
+/** The operator CLI (README, First setup), run as a subprocess against the test database. */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

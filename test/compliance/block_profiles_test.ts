@@ -1,4 +1,4 @@
-/** GET /compliance/block-profiles (CONTRACT.md §4.8). */
+/** GET /compliance/block-profiles. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { addBlock, addHistory } from "./fixtures.ts";
@@ -193,7 +193,7 @@ describe("ordering, filtering and isolation", () => {
   });
 });
 
-describe("ownFacts is a fact set of strings (CONTRACT.md §4.8)", () => {
+describe("ownFacts is a fact set of strings", () => {
   test("the declared response schema refuses a null own fact, so the response check would catch one", () => {
     const profile = {
       blockId: "b",

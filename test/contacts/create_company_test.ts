@@ -1,4 +1,4 @@
-/** POST /companies (CONTRACT.md §4.3): the company answered, validation, and requestId replays. */
+/** POST /companies: the company answered, validation, and requestId replays. */
 import { describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { harness } from "../support/harness.ts";
@@ -35,7 +35,7 @@ async function counts(workspaceId: string) {
 }
 
 describe("creating a company", () => {
-  test("answers 201 with the company of API.md: every field, revision 1, no people, not archived", async () => {
+  test("answers 201 with the company schema's fields: every field, revision 1, no people, not archived", async () => {
     const ws = await h.workspace();
     const res = await h.request("POST", "/companies", { key: ws.key, body: full });
     expect(res.status).toBe(201);

@@ -1,4 +1,4 @@
-/** POST /contacts/duplicate-check (CONTRACT.md §4.4): match kinds, exactness, conflicts, order, truncation, no writes. */
+/** POST /contacts/duplicate-check: match kinds, exactness, conflicts, order, truncation, no writes. */
 import { describe, expect, test } from "bun:test";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { contactRows, type SeedContact } from "./fixtures.ts";

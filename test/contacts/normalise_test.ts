@@ -1,4 +1,4 @@
-/** The normalisations of CONTRACT.md §4.3 and §4.4, one table each. */
+/** The normalisations of POST /companies and the duplicate check, one table each. */
 import { describe, expect, test } from "bun:test";
 import {
   canonicalEmail,

@@ -23,7 +23,7 @@ const paidInTwo = (extra: Partial<InvoiceSeed> = {}): InvoiceSeed => ({
 });
 
 describe("POST /contractor-payments/{id}/correct", () => {
-  test("answers the whole invoice with the payment flagged and every field of API.md's table", async () => {
+  test("answers the whole invoice with the payment flagged and every field of the invoice schema", async () => {
     const ws = await h.workspace();
     const propertyId = await h.rows(ws).property({ label: "Flat 2, 12 Harbour Street" });
     const contractorId = await h

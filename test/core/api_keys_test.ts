@@ -1,4 +1,4 @@
-/** API keys (CONTRACT.md §2): `lk_` and at least 128 random bits; only a hash is stored; expiry choices. */
+/** API keys (src/core/api_description.ts): `lk_` and at least 128 random bits; only a hash is stored; expiry choices. */
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { harness } from "../support/harness.ts";

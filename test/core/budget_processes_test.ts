@@ -1,5 +1,5 @@
 /**
- * The request budget across processes (CONTRACT.md §3): two real service processes (`bun src/main.ts`) on one
+ * The request budget across processes (README, Several replicas): two real service processes (`bun src/main.ts`) on one
  * database, one key, sustained concurrent load on both. The answers admitted stay within capacity + refill ×
  * elapsed, and every write of the bucket row, recorded by a trigger, keeps the arithmetic monotonic.
  */

@@ -1,4 +1,4 @@
-/** The request budget (CONTRACT.md §3): a Postgres token bucket per key, exact under concurrency. */
+/** The request budget (src/core/api_description.ts): a Postgres token bucket per key, exact under concurrency. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { throughPgBouncer } from "../support/database.ts";

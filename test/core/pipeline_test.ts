@@ -1,4 +1,4 @@
-/** The request pipeline every operation shares: validation, body limits, media types, faults (CONTRACT.md §1). */
+/** The request pipeline every operation shares: validation, body limits, media types, faults (src/core/api_description.ts). */
 import { describe, expect, test } from "bun:test";
 import { Type } from "@sinclair/typebox";
 import { harness } from "../support/harness.ts";

@@ -1,7 +1,7 @@
 /**
  * Three replicas of the service (`bun src/main.ts`, workers on) behind Debian's HAProxy with deploy/haproxy.cfg,
  * all on one database through Debian's PgBouncer in transaction mode with deploy/pgbouncer.ini (migrations on
- * DATABASE_DIRECT_URL), on 127.0.0.1 only: the budget's bound holds across the three (CONTRACT.md §3), each
+ * DATABASE_DIRECT_URL), on 127.0.0.1 only: the budget's bound holds across the three (README, Several replicas), each
  * invitation email and each SMS is sent once (a real SMTP server and a Twilio-shaped provider count them), a revoked
  * key is refused by every replica from the next request, and a rolling restart (SIGTERM one replica at a time,
  * each answering /health 503 while HAProxy drains it) under load fails no request; each webhook delivery is made once,

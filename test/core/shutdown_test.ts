@@ -1,4 +1,4 @@
-/** SIGTERM: the service stops taking requests, finishes those in flight, then exits 0 (CONTRACT.md §7). */
+/** SIGTERM: the service stops taking requests, finishes those in flight, then exits 0 (README, Running it). */
 import { expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { existsSync, readFileSync } from "node:fs";

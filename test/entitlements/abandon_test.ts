@@ -1,4 +1,4 @@
-/** POST /entitlements/onboarding/abandon (CONTRACT.md §4.12). */
+/** POST /entitlements/onboarding/abandon. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { inlineRefs } from "../support/openapi.ts";

@@ -1,4 +1,4 @@
-/** The outstanding rules of CONTRACT.md §4.1, one table row per rule and direction. */
+/** The outstanding rules (src/handovers/operations.ts' description), one table row per rule and direction. */
 import { describe, expect, test } from "bun:test";
 import {
   isOpenFollowUp,

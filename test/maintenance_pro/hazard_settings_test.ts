@@ -1,4 +1,4 @@
-/** GET and PUT /maintenance-pro/hazard-settings (CONTRACT.md §4.5). */
+/** GET and PUT /maintenance-pro/hazard-settings. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { allScopes } from "../../src/core/groups.ts";

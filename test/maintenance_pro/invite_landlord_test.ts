@@ -1,4 +1,4 @@
-/** POST /maintenance-pro/landlords/{contactId}/portal-access/invite: the record, its transitions and refusals (CONTRACT.md §4.7). */
+/** POST /maintenance-pro/landlords/{contactId}/portal-access/invite: the record, its transitions and refusals. */
 import { describe, expect, test } from "bun:test";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { addContact, invitationsOf, inviteJobs, setAccess } from "./fixtures.ts";

@@ -1,4 +1,4 @@
-/** The hazard clock rules (CONTRACT.md §8.3), computed from a repair's facts with `now` passed in. */
+/** The hazard clock rules (README, Repairs and hazard clocks), computed from a repair's facts with `now` passed in. */
 import { describe, expect, test } from "bun:test";
 import { openDues, repairClocks, type Clock, type ClockFacts } from "../../src/maintenance_pro/clocks.ts";
 import { workingCalendar } from "../../src/maintenance_pro/working_days.ts";

@@ -1,4 +1,4 @@
-/** GET /maintenance-pro/repairs: the repairs desk's "what is due" (CONTRACT.md §8.2, the list). */
+/** GET /maintenance-pro/repairs: the repairs desk's "what is due". */
 import { describe, expect, test } from "bun:test";
 import { harness, type TestResponse } from "../support/harness.ts";
 import { encodeCursor } from "../../src/core/pagination.ts";

@@ -1,4 +1,4 @@
-/** Repairs through REST (CONTRACT.md §8.1, §8.2): report, read, triage, milestones, access attempts, cancel. */
+/** Repairs through REST (README, Repairs and hazard clocks). Report, read, triage, milestones, access attempts, cancel. */
 import { describe, expect, test } from "bun:test";
 import { ulid } from "ulid";
 import { harness } from "../support/harness.ts";

@@ -1,4 +1,4 @@
-/** POST /mcp with the SDK's own client: the same keys, checks, answers and budget as REST (CONTRACT.md §2, §3, §7). */
+/** POST /mcp with the SDK's own client: the same keys, checks, answers and budget as REST (README, MCP). */
 import { describe, expect, test } from "bun:test";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { buildApp } from "../../src/app.ts";
@@ -34,7 +34,7 @@ async function keyIdOf(
   return { key, id: row!.id };
 }
 
-/** The callers of the equivalence test: each one reaches a different check of CONTRACT.md §2. */
+/** The callers of the equivalence test: each one reaches a different key check (src/core/api_description.ts). */
 async function callers() {
   const staffId = await h.rows(ws).user({ name: "Staff" });
   const bare = await h.workspace({ modules: [] });

@@ -3,7 +3,7 @@
  * service over Streamable HTTP and against `bun src/mcp/stdio.ts` over stdio. It checks any structuredContent against
  * the tool's outputSchema, errors included: a success must print its result and exit 0; a refusal must print the
  * tool error with its tagged body and exit 5, the Inspector's code for a tool that returned `isError: true`, never 1
- * with a schema complaint (CONTRACT.md §7).
+ * with a schema complaint (README, MCP).
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -2,7 +2,7 @@
  * The official TypeScript SDK 1.x client (`@modelcontextprotocol/sdk`), which validates every structuredContent
  * against the tool's outputSchema with ajv, errors included: over Streamable HTTP to the real service and over stdio
  * to `bun src/mcp/stdio.ts`, each success validates and equals REST, and each refusal is a tool error it reads
- * without throwing, its tagged body in the text (CONTRACT.md §7).
+ * without throwing, its tagged body in the text (README, MCP).
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";

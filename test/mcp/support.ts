@@ -163,7 +163,7 @@ export function bodyOf(result: unknown): any {
 /**
  * Checks a tool result (from any client) against the REST answer for the same input: a success's structuredContent
  * is the REST body (byte for byte once serialised) and its text is the REST body's bytes; a refusal is a tool error
- * with no structuredContent whose text is the REST error body's bytes (CONTRACT.md §7).
+ * with no structuredContent whose text is the REST error body's bytes (README, MCP).
  */
 export function expectAnswerOfRest(result: any, op: Operation, answer: RestAnswer, era: Era) {
   const label = `${op.id} (${era}) answered REST ${answer.status} ${answer.text}`;

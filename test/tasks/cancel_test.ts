@@ -1,4 +1,4 @@
-/** POST /tasks/{id}/cancel (CONTRACT.md §4.6). */
+/** POST /tasks/{id}/cancel. */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { inlineRefs } from "../support/openapi.ts";

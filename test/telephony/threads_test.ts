@@ -1,4 +1,4 @@
-/** GET /telephony/sms/threads (CONTRACT.md §4.11). */
+/** GET /telephony/sms/threads. */
 import { describe, expect, test } from "bun:test";
 import { harness, type TestResponse } from "../support/harness.ts";
 import { insertThread } from "./fixtures.ts";

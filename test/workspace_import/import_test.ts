@@ -1,4 +1,7 @@
-/** The workspace import (CONTRACT.md §6): every collection, references, schema errors, idempotency, the owner rule. */
+/**
+ * The workspace import (README, The import document): every collection, references, schema errors, idempotency,
+ * the owner rule.
+ */
 import { describe, expect, test } from "bun:test";
 import { contactNorms } from "../../src/contacts/normalise.ts";
 import { harness } from "../support/harness.ts";

@@ -1,5 +1,5 @@
 /**
- * The text rule in the workspace import (core/storable_text.ts, CONTRACT.md §6): a string of the document holding a
+ * The text rule in the workspace import (core/storable_text.ts): a string of the document holding a
  * NUL character or an unpaired surrogate, wherever it is, refuses the whole document naming its JSON path, through
  * importWorkspace and through the CLI, and nothing is written.
  */
