@@ -38,7 +38,7 @@ const poolMaxBehindPooler = 16;
 
 /**
  * Every environment variable the service reads (an empty value counts as unset), in the README's order. Formats:
- * `uri` a URL; `base-url` a URL whose trailing slashes are dropped; `smtp-url` nodemailer's URL form; `date`
+ * `uri` a URL; `base-url` an http(s) URL whose trailing slashes are dropped; `smtp-url` nodemailer's URL form; `date`
  * YYYY-MM-DD.
  */
 export const variables = {
@@ -273,7 +273,8 @@ function requirement(schema: TSchema & Partial<Declared>): string | undefined {
         `from ${type.items.minimum} to ${type.items.maximum}`
       );
   }
-  if (type.format === "uri" || type.format === "base-url") return "a URL";
+  if (type.format === "uri") return "a URL";
+  if (type.format === "base-url") return "an `http://` or `https://` URL";
   if (type.format === "smtp-url") return "`smtp://user:pass@host:587` or `smtps://user:pass@host:465`";
   if (type.format === "date") return "a date `YYYY-MM-DD`";
   return undefined;
@@ -317,8 +318,10 @@ function read(schema: Declaration, raw: string): unknown {
   switch (type.format) {
     case "uri":
       return isUrl(raw) ? raw : undefined;
+    // The base of links people open and of URLs integrators sign: a `javascript:` or `file:` base would be
+    // written into every link as it is.
     case "base-url":
-      return isUrl(raw) ? raw.replace(/\/+$/, "") : undefined;
+      return isUrl(raw, ["http:", "https:"]) ? raw.replace(/\/+$/, "") : undefined;
     // As the README documents it: `smtp://` or `smtps://` with a host (nodemailer's own URL form). Anything else
     // (`http://x`, a bare host) would only fail at the first email, an hour of retries later.
     case "smtp-url":
