@@ -19,7 +19,7 @@
  * when its milestone comes. Status, first that holds: met / met_late, ceased, breached (now > dueAt), running.
  */
 import { zone } from "../core/dates.ts";
-import { clockDue, type ClockPeriod, type WorkingCalendar } from "./working_days.ts";
+import { clockDue, clockDueMs, type ClockPeriod, type WorkingCalendar } from "./working_days.ts";
 
 /** The kinds of clock, in the order a repair lists them. */
 export const clockKinds = [
@@ -188,7 +188,24 @@ export function repairClocks(facts: ClockFacts, context: ClockContext): Clock[] 
   if (facts.hazard !== "significant" && facts.hazard !== "emergency") return [];
   const rules = ruleSets[facts.policyVersion];
   if (!rules) throw new Error(`no hazard clock rule set is named ${facts.policyVersion}`);
-  const awareAt = instant(facts.awareAt);
+  return clocksInMs(facts, rules, context) ?? clocksOnTemporal(facts, rules, context);
+}
+
+/**
+ * repairClocks computed on Temporal instants only, whatever their form: what the epoch-millisecond path must answer
+ * byte for byte (its tests compare the two).
+ */
+export function repairClocksOnTemporal(facts: ClockFacts, context: ClockContext): Clock[] {
+  if (facts.awareAt === null || facts.policyVersion === null) return [];
+  if (facts.hazard !== "significant" && facts.hazard !== "emergency") return [];
+  const rules = ruleSets[facts.policyVersion];
+  if (!rules) throw new Error(`no hazard clock rule set is named ${facts.policyVersion}`);
+  return clocksOnTemporal(facts, rules, context);
+}
+
+/** The clocks on Temporal instants: any instants at all (what clocksInMs answers for whole milliseconds). */
+function clocksOnTemporal(facts: ClockFacts, rules: RuleSet, context: ClockContext): Clock[] {
+  const awareAt = instant(facts.awareAt!);
   const now = instant(context.now);
   const basis = basisOf(facts, rules, context, awareAt);
   return existing(facts, awareAt).map(([kind, startsAt]) => {
@@ -208,6 +225,99 @@ export function repairClocks(facts: ClockFacts, context: ClockContext): Clock[] 
       dueAt: text(due.dueAt),
       status,
       metAt: met ? text(instant(met.at)) : null,
+      ceasedReason: ceasing?.reason ?? null,
+      explanation: due.explanation,
+    };
+  });
+}
+
+/** An instant as answers write it (`2026-12-23T10:00:00.000Z`): Date reads and writes these exactly. */
+const answerForm = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** Epoch ms of an instant in answer form, or NaN for any other (clocksInMs then leaves it to Temporal). */
+function msOf(value: string | Temporal.Instant): number {
+  if (typeof value !== "string")
+    return value.epochNanoseconds % 1_000_000n === 0n ? value.epochMilliseconds : Number.NaN;
+  return answerForm.test(value) ? Date.parse(value) : Number.NaN;
+}
+
+/** London midnights of the in-force dates, by date. */
+const midnights = new Map<string, number>();
+function londonMidnightMs(date: string): number {
+  let ms = midnights.get(date);
+  if (ms === undefined) {
+    ms = londonMidnight(date).epochMilliseconds;
+    if (midnights.size > 100) midnights.clear();
+    midnights.set(date, ms);
+  }
+  return ms;
+}
+
+/**
+ * The clocks as clocksOnTemporal answers them, on epoch milliseconds with each count of days made once a calendar
+ * (clockDueMs); undefined when an instant is not in answer form (whole milliseconds, UTC), left to Temporal then.
+ */
+function clocksInMs(facts: ClockFacts, rules: RuleSet, context: ClockContext): Clock[] | undefined {
+  const awareMs = msOf(facts.awareAt!);
+  const nowMs = msOf(context.now);
+  if (Number.isNaN(awareMs) || Number.isNaN(nowMs)) return undefined;
+  const milestones: { kind: string; at: string; ms: number; outcome: string | null }[] = [];
+  for (const m of facts.milestones) {
+    const ms = msOf(m.at);
+    if (Number.isNaN(ms)) return undefined;
+    milestones.push({ kind: m.kind, at: m.at, ms, outcome: m.outcome });
+  }
+  const cancelledMs = facts.cancelledAt === null ? null : msOf(facts.cancelledAt);
+  if (Number.isNaN(cancelledMs)) return undefined;
+  const hazard = facts.hazard;
+  let basis: Clock["basis"] = "policy";
+  if ((hazard === "significant" || hazard === "emergency") && rules.inScope(hazard, facts.hhsrsHazard)) {
+    const from =
+      facts.regime === "social" ? rules.socialInForceFrom : facts.regime === "private" ? context.prsInForceFrom : null;
+    if (from !== null && awareMs >= londonMidnightMs(from)) basis = "statutory";
+  }
+  const investigated = milestones.find((m) => m.kind === "investigated");
+  const anchors: [ClockKind, string, number][] = [];
+  const awareAt = facts.awareAt!;
+  if (hazard === "emergency")
+    anchors.push(["emergency_investigate", awareAt, awareMs], ["emergency_make_safe", awareAt, awareMs]);
+  if (hazard === "significant") anchors.push(["significant_investigate", awareAt, awareMs]);
+  if (investigated && (hazard === "significant" || hazard === "emergency")) {
+    anchors.push(["written_summary", investigated.at, investigated.ms]);
+    if (investigated.outcome === "hazard_confirmed") {
+      if (hazard === "significant") anchors.push(["safety_work_start", investigated.at, investigated.ms]);
+      anchors.push(["preventative_work_start", investigated.at, investigated.ms]);
+    }
+  }
+  return anchors.map(([kind, startsAt, startMs]) => {
+    const due = clockDueMs(context.calendar, startMs, rules.periods[kind]);
+    const met = milestones.find((m) => m.kind === rules.metBy[kind]);
+    let ceasing: { ms: number; reason: CeasedReason } | undefined;
+    if (!met) {
+      // The earliest ceasing moment before the due instant (the first listed of equal ones), as ceasings() sorts.
+      const consider = (ms: number, reason: CeasedReason) => {
+        if (ms < due.dueMs && (ceasing === undefined || ms < ceasing.ms)) ceasing = { ms, reason };
+      };
+      for (const m of milestones) {
+        if (m.kind === "completed") consider(m.ms, "completed");
+        if (m.kind === "decanted" && kind === "emergency_make_safe") consider(m.ms, "decanted");
+        if (m.kind === "investigated" && m.outcome === "no_hazard" && kind !== "written_summary")
+          consider(m.ms, "no_hazard");
+      }
+      if (cancelledMs !== null) consider(cancelledMs, "cancelled");
+    }
+    let status: ClockStatus;
+    if (met) status = met.ms <= due.dueMs ? "met" : "met_late";
+    else if (ceasing) status = "ceased";
+    else if (nowMs > due.dueMs) status = "breached";
+    else status = "running";
+    return {
+      kind,
+      basis,
+      rule: `${facts.policyVersion}/${kind}`,
+      startsAt,
+      dueAt: due.dueText,
+      status,
+      metAt: met ? met.at : null,
       ceasedReason: ceasing?.reason ?? null,
       explanation: due.explanation,
     };
