@@ -8,7 +8,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { Db, Tx } from "../core/db.ts";
 import { TaggedError } from "../core/errors.ts";
 import { textIssues } from "../core/storable_text.ts";
-import { bankHolidayRows, replaceBankHolidays, type BankHolidayRow } from "./queries.ts";
+import { bankHolidayRows, calendarVersion, replaceBankHolidays, type BankHolidayRow } from "./queries.ts";
 import { workingCalendar, type WorkingCalendar } from "./working_days.ts";
 
 /** The division the clocks count with: Awaab's Law is England's, and GOV.UK lists England and Wales together. */
@@ -179,4 +179,24 @@ export async function loadBankHolidays(db: Db, text: string, source: string): Pr
 export async function readWorkingCalendar(db: Db | Tx): Promise<WorkingCalendar> {
   const { holidays, years } = await bankHolidayRows(db, clockDivision);
   return workingCalendar(holidays, years);
+}
+
+/** The calendar last read from each database (its client), with the version it was read at. */
+const kept = new WeakMap<Db, { version: number; calendar: WorkingCalendar }>();
+
+/**
+ * The working calendar as stored at `version` or later: the one kept for this database when it was read at
+ * `version`, else read again (with its version, in one statement) and kept. A load, by any process, adds a load row
+ * and so moves the version: a request that reads the version in its own statement (the repairs list does) answers
+ * with every load committed before that statement. Without a `version`, it is read first (one small statement).
+ */
+export async function currentWorkingCalendar(db: Db, version?: number): Promise<WorkingCalendar> {
+  const wanted = version ?? (await calendarVersion(db));
+  const held = kept.get(db);
+  if (held && held.version === wanted) return held.calendar;
+  const { holidays, years, version: read } = await bankHolidayRows(db, clockDivision);
+  const calendar = workingCalendar(holidays, years);
+  // Kept unless a newer one was kept meanwhile (versions only grow).
+  if (!held || held.version <= read) kept.set(db, { version: read, calendar });
+  return calendar;
 }

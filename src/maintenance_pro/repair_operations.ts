@@ -1,5 +1,5 @@
 /** The maintenance-pro group's repair operations: report, read, list, triage, milestones, access attempts, cancel. */
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import { ulid } from "ulid";
 import { recordActivity } from "../core/activity.ts";
 import type { Tx } from "../core/db.ts";
@@ -7,11 +7,12 @@ import { RequestIdReused, RevisionConflict } from "../core/errors.ts";
 import { idempotent, type LedgerAnswer } from "../core/idempotency.ts";
 import { operation, RawJson, Reply, type AppContext } from "../core/operation.ts";
 import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
+import { workspaceScope } from "../core/key_check_read.ts";
 import { Id } from "../core/schema.ts";
 import { keyActor, recordEvent } from "../events/record.ts";
 import type { EventType } from "../events/event_type.ts";
 import type { Principal } from "../core/auth.ts";
-import { readWorkingCalendar } from "./bank_holidays.ts";
+import { currentWorkingCalendar } from "./bank_holidays.ts";
 import type { ClockContext } from "./clocks.ts";
 import {
   MilestoneOutOfOrder,
@@ -34,12 +35,15 @@ import {
   hazardSettingsRow,
   insertRepair,
   lockRepair,
+  readRepairsPage,
   repairRow,
-  repairsPage,
+  repairsPageRead,
   reportTargets,
   updateRepair,
   type RepairChanges,
   type RepairRow,
+  type RepairsPageQuery,
+  type RepairsPageRead,
 } from "./queries.ts";
 import {
   checkAt,
@@ -67,9 +71,13 @@ import { hazardPolicyVersion } from "./schema.ts";
 
 const params = Type.Object({ id: Id }, { additionalProperties: false });
 
-/** The world a request reads clocks in: the working calendar as stored, the operator's PRS date, and now. */
-async function clockContext(app: AppContext, now: string): Promise<ClockContext> {
-  return { calendar: await readWorkingCalendar(app.db), prsInForceFrom: app.config.prsInForceFrom, now };
+/**
+ * The world a request reads clocks in: the working calendar as stored (at `calendarVersion` when the request read it
+ * already), the operator's PRS date, and now.
+ */
+async function clockContext(app: AppContext, now: string, calendarVersion?: number): Promise<ClockContext> {
+  const calendar = await currentWorkingCalendar(app.db, calendarVersion);
+  return { calendar, prsInForceFrom: app.config.prsInForceFrom, now };
 }
 
 /** Now, as answers give instants. */
@@ -191,8 +199,8 @@ export const reportRepair = operation({
   summary: "Reports a repair; a retry with the same requestId replays the first answer.",
   description: [
     "Records a reported repair and answers 201 with it: status `reported`, `revision` 1, the workspace's next " +
-      "reference (`R-1`, `R-2`, …: counted per workspace without gaps, a refused request takes no number, and after " +
-      "an import the count goes on above the highest imported `R-<n>`).",
+      "reference (`R-1`, `R-2`, …: counted per workspace without gaps, a refused request takes no number, and " +
+      "after an import the count goes on above the highest imported `R-<n>`).",
     "`awareAt` is when the agency or landlord became aware: the anchor of the hazard clocks. It defaults to the " +
       "moment of the request and may be earlier (a report taken by phone yesterday); it never changes afterwards. " +
       "`unitId` and `tenancyId` are optional; a `tenancyId` without `unitId` takes the tenancy's unit. Text fields " +
@@ -367,29 +375,16 @@ export const repairs = operation({
   query: RepairsQuery,
   response: Type.Array(Repair, { title: "Repairs" }),
   responseHeaders: linkHeader,
-  run: async ({ app, db, principal, query, url }) => {
-    const now = nowText();
+  // The page and the calendar's version are the key-check read: a page costs one statement.
+  keyCheckRead: (db, workspace, _params, query) => repairsPageRead(db, workspace, pageQuery(query, nowText())),
+  run: async ({ app, db, principal, query, url, keyCheckRead }) => {
+    const read =
+      (keyCheckRead?.value as RepairsPageRead | undefined) ??
+      (await readRepairsPage(db, workspaceScope(db, principal.workspaceId), pageQuery(query, nowText())));
     const limit = query.limit ?? 50;
-    const after =
-      query.cursor === undefined
-        ? undefined
-        : decodeCursor(query.cursor, [cursorFields.instantOrNull, cursorFields.instant, cursorFields.id]);
-    const [rows, context] = await Promise.all([
-      repairsPage(db, {
-        workspaceId: principal.workspaceId,
-        status: query.status,
-        propertyId: query.propertyId,
-        tenancyId: query.tenancyId,
-        clock: query.clock,
-        dueBefore: query.dueBefore === undefined ? undefined : instantText(query.dueBefore),
-        now,
-        after: after ? { due: after[0]!, createdAt: after[1]!, id: after[2]! } : undefined,
-        take: limit + 1,
-      }),
-      clockContext(app, now),
-    ]);
-    const more = rows.length > limit;
-    const page = rows.slice(0, limit);
+    const context = await clockContext(app, read.now, read.calendar);
+    const more = read.rows.length > limit;
+    const page = more ? read.rows.slice(0, limit) : read.rows;
     const answer = page.map((row) => repairAnswer(row, context));
     if (!more) return answer;
     const last = page.at(-1)!;
@@ -397,6 +392,24 @@ export const repairs = operation({
     return new Reply(answer, undefined, { link: nextLink(url, cursor) });
   },
 });
+
+/** The list's query as its statement takes it (a cursor or an instant it cannot take throws RequestInvalid). */
+function pageQuery(query: Static<typeof RepairsQuery>, now: string): RepairsPageQuery {
+  const after =
+    query.cursor === undefined
+      ? undefined
+      : decodeCursor(query.cursor, [cursorFields.instantOrNull, cursorFields.instant, cursorFields.id]);
+  return {
+    status: query.status,
+    propertyId: query.propertyId,
+    tenancyId: query.tenancyId,
+    clock: query.clock,
+    dueBefore: query.dueBefore === undefined ? undefined : instantText(query.dueBefore),
+    now,
+    after: after ? { due: after[0]!, createdAt: after[1]!, id: after[2]! } : undefined,
+    take: (query.limit ?? 50) + 1,
+  };
+}
 
 /** Triages a repair: its hazard, and the clocks that follow from it. */
 export const triageRepair = operation({
