@@ -4,7 +4,6 @@
  */
 import type postgres from "postgres";
 import type { Db, Tx } from "../core/db.ts";
-import type { ReadSql, WorkspaceScope } from "../core/key_check_read.ts";
 import type { Repair, RepairAccessAttempt, RepairMilestone } from "./repair_schema.ts";
 import { invitationLifetimeDays } from "./invitation_token.ts";
 
@@ -221,15 +220,11 @@ export interface RepairsPageQuery {
   take: number;
 }
 
-/** A page of the list: repairs with their sort keys as Postgres prints them (`sortDue` null: no open clock). */
-export type RepairsPageRow = RepairRow & { sortDue: string | null; sortCreatedAt: string };
-
-/** A page of the list as one value, with the stored calendar's version (calendarVersionSql) and the `now` it used. */
-export interface RepairsPageRead {
-  calendar: number;
-  now: string;
-  rows: RepairsPageRow[];
-}
+/**
+ * A page of the list: repairs with their sort keys as Postgres prints them (`sortDue` null: no open clock), and the
+ * stored calendar's version (calendarVersionSql) as of the statement.
+ */
+export type RepairsPageRow = RepairRow & { sortDue: string | null; sortCreatedAt: string; calendarVersion: number };
 
 /** The version of the stored working calendar: the id of its last load, 0 for none. Loads only ever add a row. */
 function calendarVersionSql(db: Db | Tx) {
@@ -243,59 +238,34 @@ export async function calendarVersion(db: Db | Tx): Promise<number> {
 }
 
 /**
- * Repairs in the list's order, as one JSON value with the calendar's version: the earliest due instant among their
- * open clocks (none last), then createdAt, then id; each filter bounds one index's range or is checked inside it
- * (sql/0027), so a page reads about `take` rows. The repairs key-check read, and readRepairsPage's statement: every
- * value is bound as text.
+ * Repairs in the list's order: the earliest due instant among their open clocks (none last), then createdAt, then
+ * id; each filter bounds one index's range or is checked inside it (sql/0027), so a page reads about `take` rows.
+ * Each row carries the calendar's version, read once (an uncorrelated subquery), so the page needs no other read.
  */
-export function repairsPageRead(db: Db, workspace: WorkspaceScope, q: RepairsPageQuery): ReadSql {
+export async function repairsPage(db: Db, workspaceId: string, q: RepairsPageQuery): Promise<RepairsPageRow[]> {
   // The sort key, spelled exactly as the indexes have it; its parts go back in cursors as Postgres prints them.
   const due = db`coalesce(r.open_due_at, 'infinity')`;
   const after = q.after;
-  const text = (value: string) => db`${value}::text`;
-  return db`
-    select json_build_object(
-      'calendar', ${calendarVersionSql(db)},
-      'now', ${text(q.now)},
-      'rows', (select coalesce(json_agg(p.repair order by p.due, p.created_at, p.id), '[]') from (
-        select json_build_object(
-          'id', r.id, 'reference', r.reference, 'propertyId', r.property_id, 'unitId', r.unit_id,
-          'tenancyId', r.tenancy_id, 'title', r.title, 'description', r.description, 'location', r.location,
-          'category', r.category,
-          'reporter', case when r.reporter_kind is null then null else json_build_object(
-            'kind', r.reporter_kind, 'contactId', r.reporter_contact_id, 'name', r.reporter_name) end,
-          'channel', r.channel, 'awareAt', iso(r.aware_at), 'status', r.status, 'hazard', r.hazard,
-          'hhsrsHazard', r.hhsrs_hazard, 'regime', r.regime, 'policyVersion', r.policy_version,
-          'triagedAt', iso(r.triaged_at), 'triagedByUserId', r.triaged_by_user_id, 'milestones', r.milestones,
-          'triageNote', r.triage_note, 'accessAttempts', r.access_attempts, 'cancelReason', r.cancel_reason,
-          'cancelledAt', iso(r.cancelled_at), 'revision', r.revision, 'createdAt', iso(r.created_at),
-          'updatedAt', iso(r.updated_at), 'sortDue', r.open_due_at::text, 'sortCreatedAt', r.created_at::text
-        ) as repair, ${due} as due, r.created_at, r.id
-        from repairs r
-        where r.workspace_id = ${workspace}
-          ${q.status !== undefined ? db`and r.status = ${text(q.status)}` : db``}
-          ${q.propertyId !== undefined ? db`and r.property_id = ${text(q.propertyId)}` : db``}
-          ${q.tenancyId !== undefined ? db`and r.tenancy_id = ${text(q.tenancyId)}` : db``}
-          ${q.clock === "open" || q.clock === "running" ? db`and ${due} < 'infinity'` : db``}
-          ${q.clock === "breached" ? db`and ${due} < ${text(q.now)}::timestamptz` : db``}
-          ${q.clock === "running" ? db`and r.open_due_last_at >= ${text(q.now)}::timestamptz` : db``}
-          ${q.dueBefore !== undefined ? db`and ${due} < ${text(q.dueBefore)}::timestamptz` : db``}
-          ${
-            after
-              ? db`and (${due}, r.created_at, r.id) >
-                       (coalesce(${after.due}::text::timestamptz, 'infinity'), ${text(after.createdAt)}::timestamptz,
-                        ${text(after.id)})`
-              : db``
-          }
-        order by ${due}, r.created_at, r.id
-        limit ${String(q.take)}::text::int
-      ) p))`;
-}
-
-/** A page of the list read on its own (see repairsPageRead). */
-export async function readRepairsPage(db: Db, workspace: WorkspaceScope, q: RepairsPageQuery) {
-  const [row] = await db<{ page: RepairsPageRead }[]>`select (${repairsPageRead(db, workspace, q)}) as page`;
-  return row!.page;
+  return db<RepairsPageRow[]>`
+    select ${repairColumns(db)}, r.open_due_at::text as sort_due, r.created_at::text as sort_created_at,
+           ${calendarVersionSql(db)} as calendar_version
+    from repairs r
+    where r.workspace_id = ${workspaceId}
+      ${q.status !== undefined ? db`and r.status = ${q.status}` : db``}
+      ${q.propertyId !== undefined ? db`and r.property_id = ${q.propertyId}` : db``}
+      ${q.tenancyId !== undefined ? db`and r.tenancy_id = ${q.tenancyId}` : db``}
+      ${q.clock === "open" || q.clock === "running" ? db`and ${due} < 'infinity'` : db``}
+      ${q.clock === "breached" ? db`and ${due} < ${q.now}::timestamptz` : db``}
+      ${q.clock === "running" ? db`and r.open_due_last_at >= ${q.now}::timestamptz` : db``}
+      ${q.dueBefore !== undefined ? db`and ${due} < ${q.dueBefore}::timestamptz` : db``}
+      ${
+        after
+          ? db`and (${due}, r.created_at, r.id) >
+                   (coalesce(${after.due}::timestamptz, 'infinity'), ${after.createdAt}::timestamptz, ${after.id})`
+          : db``
+      }
+    order by ${due}, r.created_at, r.id
+    limit ${q.take}`;
 }
 
 /** A contact as the invitation rules see it, with its access and the properties it owns. */

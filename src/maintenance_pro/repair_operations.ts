@@ -7,7 +7,6 @@ import { RequestIdReused, RevisionConflict } from "../core/errors.ts";
 import { idempotent, type LedgerAnswer } from "../core/idempotency.ts";
 import { operation, RawJson, Reply, type AppContext } from "../core/operation.ts";
 import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
-import { workspaceScope } from "../core/key_check_read.ts";
 import { Id } from "../core/schema.ts";
 import { keyActor, recordEvent } from "../events/record.ts";
 import type { EventType } from "../events/event_type.ts";
@@ -35,15 +34,13 @@ import {
   hazardSettingsRow,
   insertRepair,
   lockRepair,
-  readRepairsPage,
   repairRow,
-  repairsPageRead,
+  repairsPage,
   reportTargets,
   updateRepair,
   type RepairChanges,
   type RepairRow,
   type RepairsPageQuery,
-  type RepairsPageRead,
 } from "./queries.ts";
 import {
   checkAt,
@@ -375,16 +372,15 @@ export const repairs = operation({
   query: RepairsQuery,
   response: Type.Array(Repair, { title: "Repairs" }),
   responseHeaders: linkHeader,
-  // The page and the calendar's version are the key-check read: a page costs one statement.
-  keyCheckRead: (db, workspace, _params, query) => repairsPageRead(db, workspace, pageQuery(query, nowText())),
-  run: async ({ app, db, principal, query, url, keyCheckRead }) => {
-    const read =
-      (keyCheckRead?.value as RepairsPageRead | undefined) ??
-      (await readRepairsPage(db, workspaceScope(db, principal.workspaceId), pageQuery(query, nowText())));
+  run: async ({ app, db, principal, query, url }) => {
+    const now = nowText();
     const limit = query.limit ?? 50;
-    const context = await clockContext(app, read.now, read.calendar);
-    const more = read.rows.length > limit;
-    const page = more ? read.rows.slice(0, limit) : read.rows;
+    const rows = await repairsPage(db, principal.workspaceId, pageQuery(query, now));
+    if (!rows.length) return [];
+    // The calendar at the version the page's statement saw (kept by this process until a load moves it).
+    const context = await clockContext(app, now, rows[0]!.calendarVersion);
+    const more = rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
     const answer = page.map((row) => repairAnswer(row, context));
     if (!more) return answer;
     const last = page.at(-1)!;
