@@ -117,6 +117,14 @@ const awaabsLaw: RuleSet = {
 /** The rule sets by policyVersion; a workspace's hazard settings name the one its triages take. */
 const ruleSets: Record<string, RuleSet> = { "awaabs-law-2025-10-27": awaabsLaw };
 
+/** Each clock's `rule` (`<policyVersion>/<kind>`) by policyVersion, made once. */
+const ruleNames: Record<string, Record<ClockKind, string>> = Object.fromEntries(
+  Object.keys(ruleSets).map((version) => [
+    version,
+    Object.fromEntries(clockKinds.map((kind) => [kind, `${version}/${kind}`])) as Record<ClockKind, string>,
+  ]),
+);
+
 /** The policyVersions of the rule sets the service knows. */
 export const knownPolicyVersions: readonly string[] = Object.keys(ruleSets);
 
@@ -288,6 +296,7 @@ function clocksInMs(facts: ClockFacts, rules: RuleSet, context: ClockContext): C
       anchors.push(["preventative_work_start", investigated.at, investigated.ms]);
     }
   }
+  const names = ruleNames[facts.policyVersion!]!;
   return anchors.map(([kind, startsAt, startMs]) => {
     const due = clockDueMs(context.calendar, startMs, rules.periods[kind]);
     const met = milestones.find((m) => m.kind === rules.metBy[kind]);
@@ -313,7 +322,7 @@ function clocksInMs(facts: ClockFacts, rules: RuleSet, context: ClockContext): C
     return {
       kind,
       basis,
-      rule: `${facts.policyVersion}/${kind}`,
+      rule: names[kind],
       startsAt,
       dueAt: due.dueText,
       status,

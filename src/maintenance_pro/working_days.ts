@@ -249,10 +249,10 @@ export interface DueMs {
   explanation: string;
 }
 
-/** Counts of days by calendar: `day 0:unit:amount` → what clockDue answers for a start on that London day. */
-const dayCounts = new WeakMap<WorkingCalendar, Map<string, DueMs>>();
-/** Kept counts a calendar at most (each is ~200 bytes): past it they are made again. */
-const maxDayCounts = 50_000;
+/** Counts of days by calendar and period (the object): London day 0 → what clockDue answers for a start that day. */
+const dayCounts = new WeakMap<WorkingCalendar, WeakMap<ClockPeriod, Map<number, DueMs>>>();
+/** Kept counts a calendar and period at most (each is ~200 bytes): past it they are made again. */
+const maxDayCounts = 20_000;
 
 /** clockDue for a start given in epoch ms (whole milliseconds), with its answer's texts. */
 export function clockDueMs(calendar: WorkingCalendar, startMs: number, period: ClockPeriod): DueMs {
@@ -264,12 +264,17 @@ export function clockDueMs(calendar: WorkingCalendar, startMs: number, period: C
     const explanation = `${hours} after ${formatLondonMs(startMs)}: due by ${formatLondonMs(dueMs)}`;
     return { dueMs, dueText: new Date(dueMs).toISOString(), explanation };
   }
-  let counts = dayCounts.get(calendar);
+  let byPeriod = dayCounts.get(calendar);
+  if (!byPeriod) {
+    byPeriod = new WeakMap();
+    dayCounts.set(calendar, byPeriod);
+  }
+  let counts = byPeriod.get(period);
   if (!counts) {
     counts = new Map();
-    dayCounts.set(calendar, counts);
+    byPeriod.set(period, counts);
   }
-  const key = `${londonDayNumber(startMs)}:${period.unit}:${period.amount}`;
+  const key = londonDayNumber(startMs);
   let due = counts.get(key);
   if (!due) {
     const made = clockDue(calendar, Temporal.Instant.fromEpochMilliseconds(startMs), period);
