@@ -389,7 +389,7 @@ export const repairs = operation({
   },
 });
 
-/** The list's query as its statement takes it (a cursor or an instant it cannot take throws RequestInvalid). */
+/** The list's query as repairsPage takes it (a cursor the service did not make throws RequestInvalid). */
 function pageQuery(query: Static<typeof RepairsQuery>, now: string): RepairsPageQuery {
   const after =
     query.cursor === undefined
