@@ -1,5 +1,5 @@
 /** Builds the Elysia app from its parts; never listens (tests call app.handle). */
-import { eventTypes } from "./events/registry.ts";
+import { eventTypes } from "./event_types.ts";
 import { webhooksDocument } from "./events/webhooks_doc.ts";
 import { Elysia } from "elysia";
 import { monotonicFactory } from "ulid";

@@ -11,6 +11,7 @@ import { operations as keys } from "./keys/operations.ts";
 import { operations as telephony } from "./telephony/operations.ts";
 import { operations as entitlements } from "./entitlements/operations.ts";
 import { operations as events } from "./events/operations.ts";
+import { eventTypes } from "./event_types.ts";
 
 /** All operations, in the common interface's order of the twelve (plus the hazard settings GET and the SMS send). */
 export const operations: readonly Operation[] = [
@@ -24,5 +25,5 @@ export const operations: readonly Operation[] = [
   ...keys,
   ...telephony,
   ...entitlements,
-  ...events,
+  ...events(eventTypes),
 ];

@@ -1,6 +1,6 @@
 /** The job workers running in the service process; each feature adds its own here. */
 import type { AppContext } from "./core/operation.ts";
-import { startLedgerPurge } from "./core/ledger_purge.ts";
+import { startLedgerPurge } from "./ledger_purge.ts";
 import { startInviteEmailWorker } from "./maintenance_pro/invite_email_worker.ts";
 import { startSmsWorker } from "./telephony/worker.ts";
 import { startEventsPurge } from "./events/purge.ts";

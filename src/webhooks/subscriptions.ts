@@ -2,7 +2,7 @@
 import { ulid } from "ulid";
 import type { Db } from "../core/db.ts";
 import { workspaceIdOf } from "../core/workspaces.ts";
-import { eventTypes } from "../events/registry.ts";
+import { eventTypes } from "../event_types.ts";
 import { checkWebhookUrl, type Lookup } from "./address.ts";
 import { WebhookEventsUnknown, WebhookNotFound } from "./errors.ts";
 import {

@@ -10,7 +10,8 @@ import { agenda } from "../../src/calendar/operations.ts";
 import { companyCreated } from "../../src/contacts/events.ts";
 import type { Logger } from "../../src/core/log.ts";
 import type { Operation } from "../../src/core/operation.ts";
-import { listEvents } from "../../src/events/operations.ts";
+import { listEvents as listEventsOf } from "../../src/events/operations.ts";
+import { eventTypes } from "../../src/event_types.ts";
 import { recordEvent } from "../../src/events/record.ts";
 import { smsMessages, smsThreads } from "../../src/telephony/operations.ts";
 import { insertEvent } from "../calendar/fixtures.ts";
@@ -18,6 +19,7 @@ import { connectHttp, expectSameAsRest, rest, type Handler, type Input } from ".
 import { harness, type TestResponse } from "../support/harness.ts";
 import { insertThread } from "../telephony/fixtures.ts";
 
+const listEvents = listEventsOf(eventTypes);
 const h = await harness();
 const db = h.database.db;
 const ws = await h.workspace();

@@ -2,7 +2,7 @@
  * /docs in a real browser (Debian's Chromium driven by puppeteer-core) against the real server, with every
  * request to anything but the service blocked: the reference renders, readable, from the service alone.
  */
-import { eventTypes } from "../../src/events/registry.ts";
+import { eventTypes } from "../../src/event_types.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

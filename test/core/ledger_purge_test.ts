@@ -4,7 +4,7 @@ import { harness } from "../support/harness.ts";
 import { runJobNow } from "../support/jobs.ts";
 import { queues } from "../../src/core/jobs.ts";
 import { purgeLedger } from "../../src/core/idempotency.ts";
-import { ledgerPurgeCron, startLedgerPurge } from "../../src/core/ledger_purge.ts";
+import { ledgerPurgeCron, startLedgerPurge } from "../../src/ledger_purge.ts";
 import { workerStarters } from "../../src/workers.ts";
 
 const h = await harness();

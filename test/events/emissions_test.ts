@@ -5,7 +5,7 @@
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { ulid } from "ulid";
 import { importWorkspace } from "../../src/workspace_import/import.ts";
-import { eventTypes } from "../../src/events/registry.ts";
+import { eventTypes } from "../../src/event_types.ts";
 import { harness, type TestResponse } from "../support/harness.ts";
 import { seedInvoice } from "../contractor_invoices/fixtures.ts";
 import { insertCheckout } from "../entitlements/fixtures.ts";

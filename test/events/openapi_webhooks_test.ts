@@ -1,6 +1,6 @@
 /** OpenAPI `webhooks`: every declared event type with its payload schema, valid per Redocly's linter. */
 import { describe, expect, test } from "bun:test";
-import { eventTypes } from "../../src/events/registry.ts";
+import { eventTypes } from "../../src/event_types.ts";
 import { harness } from "../support/harness.ts";
 
 const h = await harness();
