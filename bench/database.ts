@@ -3,7 +3,8 @@ import { ulid } from "ulid";
 import { join } from "node:path";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { connect, startEmbeddedPostgres, type EmbeddedServer } from "../src/core/db.ts";
+import { connect } from "../src/core/db.ts";
+import { startEmbeddedPostgres, type EmbeddedServer } from "../src/core/embedded_postgres.ts";
 
 /** The server the benchmark runs on: its admin URL and, when we started it, the embedded server. */
 export interface BenchServer {

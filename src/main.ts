@@ -5,7 +5,7 @@
 import { loadConfig, ConfigError, type Config } from "./config.ts";
 import { buildApp } from "./app.ts";
 import { createLogger } from "./core/log.ts";
-import { openDatabase } from "./core/db.ts";
+import { openDatabase } from "./core/open_database.ts";
 import { Jobs } from "./core/jobs.ts";
 import { startWorkersThread } from "./workers_thread.ts";
 import { ensureDemo } from "./workspace_import/demo.ts";

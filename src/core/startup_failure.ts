@@ -1,6 +1,7 @@
 /** Why the service could not start, as one line for the operator instead of a stack trace. */
 import type { Config } from "../config.ts";
-import { EmbeddedPostgresFailed, isConnectionError } from "./db.ts";
+import { isConnectionError } from "./db.ts";
+import { EmbeddedPostgresFailed } from "./embedded_postgres.ts";
 import { MigrationChanged, MigrationFailed } from "./migrate.ts";
 
 /** Error codes that mean the configured database cannot be used at all (beyond the connection faults of db.ts). */

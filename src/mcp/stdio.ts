@@ -10,7 +10,7 @@ import { checkKey } from "../core/execute.ts";
 import { Jobs } from "../core/jobs.ts";
 import type { Logger } from "../core/log.ts";
 import type { AppContext } from "../core/operation.ts";
-import { openDatabase } from "../core/db.ts";
+import { openDatabase } from "../core/open_database.ts";
 import { operations } from "../operations.ts";
 import { mcpServer } from "./server.ts";
 import { toolsOf } from "./tools.ts";

@@ -1,5 +1,5 @@
 /** The Postgres server tests run on: DATABASE_URL's when set, else the embedded one in ./.data/test-pg. */
-import { startEmbeddedPostgres, type EmbeddedServer } from "../../src/core/db.ts";
+import { startEmbeddedPostgres, type EmbeddedServer } from "../../src/core/embedded_postgres.ts";
 import { join } from "node:path";
 
 let server: Promise<{ url: string; embedded?: EmbeddedServer }> | undefined;
