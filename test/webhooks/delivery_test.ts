@@ -115,13 +115,22 @@ describe("a delivery", () => {
     const other = await h.workspace();
     const r = receiver();
     const sub = await subscribe(ws, r.url, "task.cancelled");
-    await subscribe(other, receiver().url);
+    const otherReceiver = receiver();
+    const otherSub = await subscribe(other, otherReceiver.url);
     await createCompany(ws);
     const taskId = await insertTask(db, ws.id);
     await h.request("POST", `/tasks/${taskId}/cancel`, { key: ws.key });
+    // The dispatcher follows all workspaces' events in commit order: once the other workspace's later event is
+    // delivered, every delivery of the events before it has been made (each POST recorded, if only as pending).
+    await createCompany(other, "Later");
+    await settled(otherSub.id);
     await settled(sub.id);
-    await Bun.sleep(500);
+    const types = async (id: string) =>
+      (await subscriptionDeliveries(db, id, false)).deliveries.map((d) => d.eventType);
+    expect(await types(sub.id)).toEqual(["task.cancelled"]);
+    expect(await types(otherSub.id)).toEqual(["company.created"]);
     expect(r.received.map((x) => JSON.parse(x.body).type)).toEqual(["task.cancelled"]);
+    expect(otherReceiver.received.map((x) => JSON.parse(x.body).data.name)).toEqual(["Later"]);
   });
 });
 
