@@ -5,6 +5,7 @@ import { startInviteEmailWorker } from "./maintenance_pro/invite_email_worker.ts
 import { startSmsWorker } from "./telephony/worker.ts";
 import { startEventsPurge } from "./events/purge.ts";
 import { startWebhookWorkers } from "./webhooks/deliver.ts";
+import { startTenantLinkWorker } from "./maintenance_pro/tenant_link.ts";
 import { startClockEventsWorker } from "./maintenance_pro/clock_events_worker.ts";
 
 /** A feature's workers: started with the service, stopped by the job queue's graceful stop. */
@@ -18,6 +19,7 @@ export const workerStarters: WorkerStarter[] = [
   startEventsPurge,
   startWebhookWorkers,
   startClockEventsWorker,
+  (ctx) => startTenantLinkWorker(ctx),
 ];
 
 /** Starts every worker. */

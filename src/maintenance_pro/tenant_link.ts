@@ -1,0 +1,162 @@
+/**
+ * A tenant's link to the repair page of one tenancy: asked for with the property's postcode and the email or mobile
+ * the agency holds, sent by the link worker to every matching occupant, working 24 hours. The token is random,
+ * shown only in the message and stored only as its SHA-256 (as invitation tokens are).
+ */
+import type { JobResult, JobWithMetadata } from "pg-boss";
+import { ulid } from "ulid";
+import { normaliseEmail, normaliseMobile } from "../contacts/normalise.ts";
+import { errorText } from "../core/error_text.ts";
+import type { Jobs, QueuePolicy } from "../core/jobs.ts";
+import type { AppContext } from "../core/operation.ts";
+import { ukTimeText } from "../core/dates.ts";
+import { html } from "../core/html.ts";
+import { createMailer, type Mailer } from "../email/transport.ts";
+import { hashInvitationToken, newInvitationToken } from "./invitation_token.ts";
+import { oneLine } from "./invitation_email.ts";
+import { insertTenantLink, matchTenants } from "./tenant_queries.ts";
+
+/** How long a tenant's link works. */
+export const tenantLinkHours = 24;
+
+/** The queue of link requests (each request is a job, so the answer takes the same time whatever it matches). */
+export const tenantLinkQueue = "tenant-link";
+
+/** Retries from 30 s doubling to at most an hour; exhausted jobs go to the dead-letter queue. */
+export const tenantLinkQueuePolicy: QueuePolicy = {
+  retryLimit: 5,
+  retryDelay: 30,
+  retryBackoff: true,
+  retryDelayMax: 3600,
+  expireInSeconds: 600,
+  heartbeatSeconds: 10,
+  deadLetter: `${tenantLinkQueue}-dead`,
+};
+
+/** A link request as queued: the workspace's slug and what the person typed. */
+export interface TenantLinkJob {
+  slug: string;
+  postcode: string;
+  contact: string;
+}
+
+let ensured: Promise<void> | undefined;
+
+/** Creates the link queue and its dead-letter queue if missing (once a process). */
+export function ensureTenantLinkQueue(jobs: Jobs): Promise<void> {
+  ensured ??= jobs.ensureQueue(tenantLinkQueue, tenantLinkQueuePolicy).catch((error) => {
+    ensured = undefined;
+    throw error;
+  });
+  return ensured;
+}
+
+/** The page of a link: `<public base>/report/<slug>/t/<token>`. */
+export function tenantLinkUrl(publicBaseUrl: string, slug: string, token: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, "")}/report/${encodeURIComponent(slug)}/t/${token}`;
+}
+
+/** The email carrying a link. */
+export function tenantLinkEmail(input: { workspaceName: string; link: string; expiresAt: string }) {
+  const workspace = oneLine(input.workspaceName);
+  const expires = ukTimeText(input.expiresAt);
+  const subject = `Your link to report a repair to ${workspace}`;
+  const text = [
+    "Hello,",
+    "",
+    `You asked for a link to report a repair to ${workspace} and follow your repairs. Open it here:`,
+    input.link,
+    "",
+    `The link works until ${expires}. If you did not ask for it, you can ignore this email.`,
+    "",
+    workspace,
+    "",
+  ].join("\r\n");
+  const markup = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${subject}</title></head>
+<body style="font-family: Arial, sans-serif; line-height: 1.5; color: #222;">
+<p>Hello,</p>
+<p>You asked for a link to report a repair to <strong>${workspace}</strong> and follow your repairs.</p>
+<p><a href="${input.link}">Report or follow a repair</a></p>
+<p>Or copy this link into your browser:<br>${input.link}</p>
+<p>The link works until ${expires}. If you did not ask for it, you can ignore this email.</p>
+<p>${workspace}</p>
+</body></html>
+`;
+  return { subject, text, html: markup.toString() };
+}
+
+/** The domain of the From address, for Message-IDs. */
+function senderDomain(from: string): string {
+  return /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "lettings.invalid";
+}
+
+/**
+ * Answers one link request: for each occupant it matches that has an email address, a new link is stored (its
+ * token's hash) and emailed. Returns how many links were sent. A request that matches nothing sends nothing.
+ */
+export async function deliverTenantLinks(
+  ctx: Pick<AppContext, "db" | "config">,
+  mailer: Mailer,
+  job: TenantLinkJob,
+): Promise<number> {
+  const email = job.contact.includes("@") ? normaliseEmail(job.contact) : null;
+  const mobile = email ? null : normaliseMobile(job.contact);
+  if (!email && !mobile) return 0;
+  const matches = await matchTenants(ctx.db, {
+    slug: job.slug,
+    postcode: job.postcode,
+    emailNorm: email,
+    mobileNorm: mobile,
+  });
+  let sent = 0;
+  for (const match of matches) {
+    if (!match.email) continue;
+    const token = newInvitationToken();
+    const id = ulid();
+    const expiresAt = await insertTenantLink(ctx.db, {
+      workspaceId: match.workspaceId,
+      id,
+      tenancyId: match.tenancyId,
+      contactId: match.contactId,
+      tokenHash: hashInvitationToken(token),
+      hours: tenantLinkHours,
+    });
+    const link = tenantLinkUrl(ctx.config.publicBaseUrl, job.slug, token);
+    await mailer.send({
+      to: match.email,
+      ...tenantLinkEmail({ workspaceName: match.workspaceName, link, expiresAt }),
+      messageId: `<tenant-link-${id}@${senderDomain(ctx.config.emailFrom)}>`,
+      reference: `tenant-link-${id}`,
+    });
+    sent++;
+  }
+  return sent;
+}
+
+/** Starts the link worker: one job at a time; the request's details are not logged. */
+export async function startTenantLinkWorker(ctx: AppContext, options: { mailer?: Mailer } = {}): Promise<void> {
+  const mailer = options.mailer ?? createMailer(ctx.config, ctx.log);
+  await ensureTenantLinkQueue(ctx.jobs);
+  const boss = await ctx.jobs.boss();
+  await boss.work(
+    tenantLinkQueue,
+    { includeMetadata: true, perJobResults: true, batchSize: 5, pollingIntervalSeconds: 1 },
+    async (jobs: JobWithMetadata<TenantLinkJob>[]) => {
+      const results: JobResult[] = [];
+      for (const job of jobs) {
+        try {
+          const sent = await deliverTenantLinks(ctx, mailer, job.data);
+          ctx.log.info("tenant link request", { jobId: job.id, sent });
+          results.push({ id: job.id, status: "completed", output: { sent } });
+        } catch (error) {
+          ctx.log.warn("tenant link request failed", { jobId: job.id, error: errorText(error) });
+          results.push({ id: job.id, status: "failed", output: { message: errorText(error) } });
+        }
+      }
+      return results;
+    },
+  );
+  boss.once("stopped", () => mailer.close());
+  ctx.log.info("worker started", { queue: tenantLinkQueue, transport: mailer.kind });
+}
