@@ -1,5 +1,5 @@
 /** A validated document turned into table rows, and the references and rules to check before writing. Pure. */
-import { contactNorms, normalisePostcode } from "../contacts/normalise.ts";
+import { contactFields, storedPostcode } from "../contacts/company_fields.ts";
 import { deriveInvoice } from "../contractor_invoices/derive.ts";
 import { ImportRejected } from "./errors.ts";
 import { repairRow } from "./repair_records.ts";
@@ -94,13 +94,6 @@ const blockPolicy = "block-facts-2025-1";
 /** A value the document may leave out, as a column value: null when absent. */
 const orNull = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
 
-/** A registration number as the API stores it: trimmed; an all-digit one left-padded with zeros to 8. */
-function storedRegistration(value: string | null | undefined): string | null {
-  if (value == null) return null;
-  const v = value.trim();
-  return /^\d{1,8}$/.test(v) ? v.padStart(8, "0") : v;
-}
-
 /** Turns a validated document into a plan; throws ImportRejected for rules that need nothing but the document. */
 export function planImport(doc: WorkspaceDoc): Plan {
   const rows: Plan["rows"] = {};
@@ -173,30 +166,30 @@ export function planImport(doc: WorkspaceDoc): Plan {
     const path = `/contacts/${i}`;
     unique("contact", c.id, path);
     known.contacts.set(c.id, { kind: c.kind });
-    const norms = contactNorms(c);
+    const f = contactFields(c);
     add("contacts", {
       id: c.id,
       kind: c.kind,
-      name: c.name,
-      email: c.email?.trim() ?? null,
-      mobile: orNull(c.mobile),
-      address_line1: orNull(c.addressLine1),
-      address_line2: orNull(c.addressLine2),
-      address_town: orNull(c.addressTown),
-      address_postcode: normalisePostcode(c.addressPostcode),
-      overseas: c.overseas ?? false,
-      roles: c.roles ?? [],
-      registration_number: storedRegistration(c.registrationNumber),
-      registration_jurisdiction: orNull(c.registrationJurisdiction),
-      website: orNull(c.website),
-      notes: orNull(c.notes),
+      name: f.name,
+      email: f.email,
+      mobile: f.mobile,
+      address_line1: f.addressLine1,
+      address_line2: f.addressLine2,
+      address_town: f.addressTown,
+      address_postcode: f.addressPostcode,
+      overseas: f.overseas,
+      roles: f.roles,
+      registration_number: f.registrationNumber,
+      registration_jurisdiction: f.registrationJurisdiction,
+      website: f.website,
+      notes: f.notes,
       legacy_contact_id: orNull(c.legacyContactId),
-      name_norm: norms.nameNorm,
-      email_norm: norms.emailNorm,
-      email_canon: norms.emailCanon,
-      mobile_norm: norms.mobileNorm,
-      postcode_norm: norms.postcodeNorm,
-      registration_norm: norms.registrationNorm,
+      name_norm: f.norms.nameNorm,
+      email_norm: f.norms.emailNorm,
+      email_canon: f.norms.emailCanon,
+      mobile_norm: f.norms.mobileNorm,
+      postcode_norm: f.norms.postcodeNorm,
+      registration_norm: f.norms.registrationNorm,
       archived_at: orNull(c.archivedAt),
       created_at: orNull(c.createdAt),
     });
@@ -228,7 +221,7 @@ export function planImport(doc: WorkspaceDoc): Plan {
       label: p.label,
       address_line1: orNull(p.addressLine1),
       address_town: orNull(p.addressTown),
-      address_postcode: normalisePostcode(p.addressPostcode),
+      address_postcode: storedPostcode(p.addressPostcode),
       facts: p.facts ?? {},
       created_at: orNull(p.createdAt),
     });
