@@ -1,6 +1,15 @@
 /** A validated document turned into table rows, and the references and rules to check before writing. Pure. */
-import { contactFields, storedPostcode } from "../contacts/company_fields.ts";
+import { storedPostcode } from "../contacts/company_fields.ts";
 import { deriveInvoice } from "../contractor_invoices/derive.ts";
+import {
+  companyPeople,
+  contacts,
+  landlordPortalAccess,
+  onboardingCheckouts,
+  planCollection,
+  smsThreads,
+  type Planner,
+} from "./collections.ts";
 import { ImportRejected } from "./errors.ts";
 import { repairRow } from "./repair_records.ts";
 import { collections, type WorkspaceDoc } from "./schema.ts";
@@ -136,6 +145,8 @@ export function planImport(doc: WorkspaceDoc): Plan {
     }
   };
 
+  const planner: Planner = { add, unique, ref, known };
+
   const users: Plan["users"] = [];
   let owner: Plan["owner"] = null;
   doc.users?.forEach((u, i) => {
@@ -162,55 +173,9 @@ export function planImport(doc: WorkspaceDoc): Plan {
 
   for (const m of doc.entitlements ?? []) add("workspace_modules", { module_id: m });
 
-  doc.contacts?.forEach((c, i) => {
-    const path = `/contacts/${i}`;
-    unique("contact", c.id, path);
-    known.contacts.set(c.id, { kind: c.kind });
-    const f = contactFields(c);
-    add("contacts", {
-      id: c.id,
-      kind: c.kind,
-      name: f.name,
-      email: f.email,
-      mobile: f.mobile,
-      address_line1: f.addressLine1,
-      address_line2: f.addressLine2,
-      address_town: f.addressTown,
-      address_postcode: f.addressPostcode,
-      overseas: f.overseas,
-      roles: f.roles,
-      registration_number: f.registrationNumber,
-      registration_jurisdiction: f.registrationJurisdiction,
-      website: f.website,
-      notes: f.notes,
-      legacy_contact_id: orNull(c.legacyContactId),
-      name_norm: f.norms.nameNorm,
-      email_norm: f.norms.emailNorm,
-      email_canon: f.norms.emailCanon,
-      mobile_norm: f.norms.mobileNorm,
-      postcode_norm: f.norms.postcodeNorm,
-      registration_norm: f.norms.registrationNorm,
-      archived_at: orNull(c.archivedAt),
-      created_at: orNull(c.createdAt),
-    });
-  });
+  planCollection(planner, contacts, doc);
 
-  doc.companyPeople?.forEach((p, i) => {
-    const path = `/companyPeople/${i}`;
-    unique("company person", `${p.companyId}/${p.contactId}`, path);
-    ref("contacts", p.companyId, path, "companyId", {
-      attribute: "kind",
-      value: "company",
-      message: "must be a contact of kind company",
-    });
-    ref("contacts", p.contactId, path, "contactId");
-    add("company_people", {
-      company_id: p.companyId,
-      contact_id: p.contactId,
-      role: orNull(p.role),
-      archived_at: orNull(p.archivedAt),
-    });
-  });
+  planCollection(planner, companyPeople, doc);
 
   doc.properties?.forEach((p, i) => {
     const path = `/properties/${i}`;
@@ -715,45 +680,11 @@ export function planImport(doc: WorkspaceDoc): Plan {
     });
   });
 
-  doc.smsThreads?.forEach((s, i) => {
-    const path = `/smsThreads/${i}`;
-    unique("SMS thread", s.id, path);
-    ref("contacts", s.contactId, path, "contactId");
-    add("sms_threads", {
-      id: s.id,
-      local_number: s.localNumber,
-      address: s.address,
-      contact_id: orNull(s.contactId),
-      last_message_at: orNull(s.lastMessageAt),
-      last_inbound_at: orNull(s.lastInboundAt),
-      preview: orNull(s.preview),
-      stopped: s.stopped ?? false,
-    });
-  });
+  planCollection(planner, smsThreads, doc);
 
-  doc.landlordPortalAccess?.forEach((a, i) => {
-    const path = `/landlordPortalAccess/${i}`;
-    unique("portal access of contact", a.contactId, path);
-    ref("contacts", a.contactId, path, "contactId");
-    add("landlord_portal_access", {
-      contact_id: a.contactId,
-      status: a.status,
-      invited_at: orNull(a.invitedAt),
-      accepted_at: orNull(a.acceptedAt),
-      revoked_at: orNull(a.revokedAt),
-    });
-  });
+  planCollection(planner, landlordPortalAccess, doc);
 
-  doc.onboardingCheckouts?.forEach((c, i) => {
-    unique("onboarding checkout", c.id, `/onboardingCheckouts/${i}`);
-    add("onboarding_checkouts", {
-      id: c.id,
-      module_id: c.moduleId,
-      status: c.status,
-      started_at: orNull(c.startedAt),
-      abandoned_at: orNull(c.abandonedAt),
-    });
-  });
+  planCollection(planner, onboardingCheckouts, doc);
 
   const counts: Record<string, number> = {};
   for (const c of collections) {
