@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startWebhookWorkers } from "../../src/webhooks/deliver.ts";
+import { postsPerWorkspace } from "../../src/webhooks/share.ts";
+import { until } from "../telephony/fixtures.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { fileReceivers, subscribe, webhookContext } from "./receiver.ts";
 
@@ -83,9 +85,14 @@ describe("dead receivers", () => {
     const dead = deadReceiver("hooks");
     await subscribe(db, ws, dead.url);
     await createCompanies(ws, 60);
-    // The dispatcher's first attempts time out after 1.5 s; the deliveries it could not start are the worker's.
-    await Bun.sleep(4000);
-    expect(dead.accepted).toBeGreaterThan(0);
+    // The dispatcher's first attempts time out after 1.5 s; the deliveries it could not start are the worker's. Wait
+    // until the receiver's breaker is open and its connections closed: no attempt is made for its 30 s cool-down, so
+    // every attempt of the test's time has been counted.
+    await until(async () => {
+      const [open] =
+        await db`select 1 from event_delivery_breakers where workspace_id = ${ws.id} and open_until > now()`;
+      return open && dead.open === 0 ? true : undefined;
+    }, "the receiver set aside, its connections closed");
     expect(dead.most).toBeLessThanOrEqual(16);
   });
 
@@ -102,8 +109,9 @@ describe("dead receivers", () => {
     const written = Date.now();
     await healthy.count(1, 20_000);
     const waitedMs = healthy.received[0]!.at - written;
-    // On: the flood's first attempts time out and are tried again.
-    await Bun.sleep(3000);
+    // On until the flood's first attempts have timed out and a second wave has connected.
+    const accepted = () => dead.reduce((n, r) => n + r.accepted, 0);
+    await until(async () => (accepted() > postsPerWorkspace ? true : undefined), "a second wave of attempts");
     const mostOpen = await stop();
     expect(waitedMs).toBeLessThan(1000);
     // The flooded workspace's share of this process: 32 POSTs in flight at most (it was 2,240 connections).
