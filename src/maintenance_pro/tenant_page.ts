@@ -6,7 +6,9 @@
 import { createHash } from "node:crypto";
 import { ukTimeText } from "../core/dates.ts";
 import { type Html, html, raw } from "../core/html.ts";
-import type { TenantLinkView, TenantRepairRow } from "./tenant_queries.ts";
+import type { ClockKind } from "./clocks.ts";
+import { categories, type Repair } from "./repair_schema.ts";
+import type { TenantLinkView } from "./tenant_queries.ts";
 
 /** The pages' only style, inline and named by its hash in the policy. */
 const style = `html { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; color: #1f2328; }
@@ -25,6 +27,12 @@ button:hover { background: #1e40af; }
 button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible {
   outline: 3px solid #f59e0b; outline-offset: 2px; }
 ul { padding-left: 1.2rem; }
+fieldset { border: 1px solid #d0d7de; border-radius: 6px; margin: 0 0 1rem; padding: 0.75rem; }
+fieldset input[type="radio"] { width: auto; margin: 0 0.4rem 0 0; }
+label.inline { display: inline; margin-right: 1.5rem; }
+.emergency { display: none; margin-top: 1rem; padding: 0.75rem; border-left: 4px solid #b91c1c; background: #fef2f2; }
+#risk-yes:checked ~ .emergency { display: block; }
+.summary { white-space: pre-wrap; }
 .small { color: #57606a; font-size: 0.9rem; }
 @media (max-width: 36rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }
 `;
@@ -120,16 +128,114 @@ const statusWords: Record<string, string> = {
   cancelled: "Cancelled",
 };
 
-/** The repairs page of a link's tenancy, newest first. */
-export function tenancyHtml(view: TenantLinkView, repairs: readonly TenantRepairRow[]): string {
-  const items = repairs.map(
-    (r) => html`<li><strong>${r.reference ?? ""}</strong> ${r.title ?? ""}: ${statusWords[r.status] ?? r.status}
-<span class="small">(reported ${ukTimeText(r.createdAt)})</span></li>`,
-  );
+/** What each clock obliges the agency to do, as the tenant reads it. */
+const clockDuties: Record<ClockKind, string> = {
+  emergency_investigate: "We must inspect this emergency",
+  emergency_make_safe: "We must make your home safe",
+  significant_investigate: "We must inspect the problem",
+  written_summary: "We must send you a written summary of what we found",
+  safety_work_start: "We must start the work to make it safe",
+  preventative_work_start: "We must start the work to stop it coming back",
+};
+
+/** What each milestone means to the tenant. */
+const milestoneWords: Record<string, string> = {
+  investigated: "Inspected",
+  made_safe: "Made safe",
+  decanted: "You were moved out while the work is done",
+  completed: "Repair completed",
+  summary_sent: "Written summary sent",
+  safety_work_started: "Safety work started",
+  preventative_work_started: "Work to stop it coming back started",
+};
+
+/** The categories a tenant chooses from, in words. */
+export const categoryWords: Record<(typeof categories)[number], string> = {
+  damp_mould: "Damp or mould",
+  leak: "A leak or water coming in",
+  heating_hot_water: "Heating or hot water",
+  electrical: "Electrics",
+  gas: "Gas (appliance, boiler, or a smell of gas)",
+  fire_safety: "Fire safety (alarms, doors)",
+  security: "Locks, doors or windows (security)",
+  structural: "Walls, ceilings, floors or roof",
+  pests: "Pests",
+  sanitation: "Toilet, drains or sinks",
+  other: "Something else",
+};
+
+/** One sentence per running clock: "We must inspect the problem by Mon 11 Jan 2027, 23:59 (UK time)." */
+export function clockSentences(repair: Repair): string[] {
+  return repair.clocks
+    .filter((c) => c.status === "running")
+    .map((c) => `${clockDuties[c.kind]} by ${ukTimeText(c.dueAt)}.`);
+}
+
+/** One repair as the tenant sees it: status, what must happen by when, what was done when, the written summaries. */
+function repairCard(repair: Repair): Html {
+  const done = repair.milestones.map((m) => html`<li>${milestoneWords[m.kind] ?? m.kind}: ${ukTimeText(m.at)}</li>`);
+  const summaries = repair.milestones.filter((m) => m.kind === "summary_sent" && m.method === "portal" && m.note);
+  return html`<section aria-labelledby="r-${repair.id}">
+<h3 id="r-${repair.id}">${repair.reference ?? ""}: ${repair.title ?? ""}</h3>
+<p>Status: <strong>${statusWords[repair.status ?? ""] ?? "Recorded"}</strong>.
+ Reported ${ukTimeText(repair.createdAt)}.</p>
+${clockSentences(repair).map((s) => html`<p>${s}</p>`)}
+${done.length ? html`<p>What has been done:</p><ul>${done}</ul>` : ""}
+${summaries.map((m) => html`<h4>Written summary (${ukTimeText(m.at)})</h4><p class="summary">${m.note ?? ""}</p>`)}
+</section>`;
+}
+
+/** The emergency numbers that cannot wait for the agency. */
+const emergencyNumbers = html`<p><strong>If anyone is in danger now, do not wait for us:</strong></p>
+<ul>
+<li>Smell gas or think there is a gas leak: call the National Gas Emergency line, <strong>0800 111 999</strong>,
+ and leave the home if you can.</li>
+<li>Fire, or someone hurt or in danger: call <strong>999</strong>.</li>
+<li>Power cut or dangerous electrics outside the home: call <strong>105</strong>.</li>
+<li>Water leaking from the street or the mains: call your water company.</li>
+</ul>
+<p>Then send this form so that we know.</p>`;
+
+/** The repairs page of a link's tenancy, newest first, with the form to report one. */
+export function tenancyHtml(
+  view: TenantLinkView,
+  repairs: readonly Repair[],
+  formKey: string,
+  problems: string[] = [],
+) {
+  const options = categories.map((c) => html`<option value="${c}">${categoryWords[c]}</option>`);
   return tenantHtml(
     "Your repairs",
     html`<p>${view.unitLabel}, ${view.propertyLabel}, with <strong>${view.workspaceName}</strong>.</p>
+<h2>Report a repair</h2>
+${problems.length ? html`<div role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ""}
+<form method="post">
+<input type="hidden" name="formKey" value="${formKey}">
+<label for="category">What is wrong</label>
+<select id="category" name="category" required><option value="">Choose one</option>${options}</select>
+<label for="location">Where in the home</label>
+<input id="location" name="location" required maxlength="200">
+<label for="description">Describe the problem</label>
+<textarea id="description" name="description" required rows="5" maxlength="4000"></textarea>
+<fieldset class="risk">
+<legend>Is anyone at risk now?</legend>
+<input type="radio" id="risk-yes" name="risk" value="yes" required><label class="inline" for="risk-yes">Yes</label>
+<input type="radio" id="risk-no" name="risk" value="no"><label class="inline" for="risk-no">No</label>
+<div class="emergency" id="emergency">${emergencyNumbers}</div>
+</fieldset>
+<button type="submit">Send the report</button>
+</form>
 <h2>Repairs you reported</h2>
-${repairs.length ? html`<ul>${items}</ul>` : html`<p>No repairs yet.</p>`}`,
+${repairs.length ? repairs.map(repairCard) : html`<p>No repairs yet.</p>`}`,
+  );
+}
+
+/** The answer to a report: its reference at once. */
+export function reportedHtml(repair: Repair, atRisk: boolean): string {
+  return tenantHtml(
+    "Repair reported",
+    html`<p>Thank you. Your reference is <strong class="reference">${repair.reference ?? ""}</strong>.</p>
+${atRisk ? emergencyNumbers : ""}
+<p>Use your link again to see what must happen by when.</p>`,
   );
 }

@@ -54,6 +54,8 @@ export interface TenantLinkView {
   tenancyId: string;
   contactId: string;
   tenantName: string;
+  propertyId: string;
+  unitId: string;
   unitLabel: string;
   propertyLabel: string;
   tenancyStatus: "active" | "notice_given" | "ended";
@@ -65,6 +67,7 @@ export async function tenantLinkByHash(db: Db | Tx, tokenHash: Buffer): Promise<
   const [row] = await db<TenantLinkView[]>`
     select l.workspace_id as "workspaceId", w.name as "workspaceName", w.slug as "workspaceSlug",
            l.tenancy_id as "tenancyId", l.contact_id as "contactId", c.name as "tenantName",
+           p.id as "propertyId", u.id as "unitId",
            u.label as "unitLabel", p.label as "propertyLabel", t.status as "tenancyStatus",
            l.expires_at <= now() as expired
     from tenant_links l

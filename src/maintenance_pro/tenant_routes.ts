@@ -12,8 +12,13 @@ import { CrossSiteRequest } from "./errors.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
 import { crossSite, tokenHashPrefix } from "./portal_routes.ts";
 import { ensureTenantLinkQueue, type TenantLinkJob, tenantLinkQueue } from "./tenant_link.ts";
-import { linkRequestHtml, linkSentHtml, noticeHtml, tenancyHtml, tenantPage } from "./tenant_page.ts";
-import { reportWorkspace, tenancyRepairs, tenantLinkByHash } from "./tenant_queries.ts";
+import { linkRequestHtml, linkSentHtml, noticeHtml, reportedHtml, tenancyHtml, tenantPage } from "./tenant_page.ts";
+import { ulid } from "ulid";
+import { currentWorkingCalendar } from "./bank_holidays.ts";
+import { repairRow } from "./queries.ts";
+import { repairAnswer } from "./repair_rules.ts";
+import { readReportForm, reportByTenant } from "./tenant_report.ts";
+import { reportWorkspace, type TenantLinkView, tenancyRepairs, tenantLinkByHash } from "./tenant_queries.ts";
 
 /** Link requests a minute for one postcode of one workspace, whoever asks. */
 export const postcodeRequestsPerMinute = 5;
@@ -112,29 +117,76 @@ export const reportTenancy: PublicRoute = {
   budget,
   refuse,
   async handle(req) {
-    const token = req.params.token ?? "";
-    const view = tokenShape.test(token) ? await tenantLinkByHash(req.app.db, hashInvitationToken(token)) : undefined;
-    req.app.log.info("tenant link", { requestId: req.requestId, tokenHash: tokenHashPrefix(token) });
-    if (!view || view.workspaceSlug !== req.params.slug) {
-      req.logged.error = "TenantLinkNotFound";
-      const text = "This link is not valid. Please check that you opened the whole link, or ask for a new one.";
-      return tenantPage(404, noticeHtml("Link not recognised", text), req.requestId);
+    const view = await linkOf(req);
+    if (view instanceof Response) return view;
+    return tenantPage(200, await tenancyPage(req, view), req.requestId);
+  },
+};
+
+/** The page of a link's tenancy: its repairs with their clocks, and the form with a fresh one-off key. */
+async function tenancyPage(req: PublicRequest, view: TenantLinkView, problems: string[] = []): Promise<string> {
+  const now = new Date().toISOString();
+  const context = {
+    calendar: await currentWorkingCalendar(req.app.db),
+    prsInForceFrom: req.app.config.prsInForceFrom,
+    now,
+  };
+  const repairs = [];
+  for (const listed of await tenancyRepairs(req.app.db, view.workspaceId, view.tenancyId)) {
+    const row = await repairRow(req.app.db, view.workspaceId, listed.id);
+    if (row) repairs.push(repairAnswer(row, context));
+  }
+  return tenancyHtml(view, repairs, ulid(), problems);
+}
+
+/** The link of a request, or the page refusing it (unknown, of an ended tenancy, expired). */
+async function linkOf(req: PublicRequest): Promise<TenantLinkView | Response> {
+  const token = req.params.token ?? "";
+  const view = tokenShape.test(token) ? await tenantLinkByHash(req.app.db, hashInvitationToken(token)) : undefined;
+  req.app.log.info("tenant link", { requestId: req.requestId, tokenHash: tokenHashPrefix(token) });
+  if (!view || view.workspaceSlug !== req.params.slug) {
+    req.logged.error = "TenantLinkNotFound";
+    const text = "This link is not valid. Please check that you opened the whole link, or ask for a new one.";
+    return tenantPage(404, noticeHtml("Link not recognised", text), req.requestId);
+  }
+  req.logged.workspaceId = view.workspaceId;
+  if (view.tenancyStatus === "ended") {
+    req.logged.error = "TenancyEnded";
+    const text = `This tenancy has ended, so the link no longer works. Please contact ${view.workspaceName}.`;
+    return tenantPage(410, noticeHtml("Your tenancy has ended", text), req.requestId);
+  }
+  if (view.expired) {
+    req.logged.error = "TenantLinkExpired";
+    const text = "Links work for 24 hours. Please ask for a new one from the report page.";
+    return tenantPage(410, noticeHtml("This link has expired", text), req.requestId);
+  }
+  return view;
+}
+
+/**
+ * A report from the page of a link: the repair (channel portal, the tenant as reporter, the link's tenancy and
+ * unit, aware now) and its reference at once. A form sent twice answers the first repair again.
+ */
+export const reportByLink: PublicRoute = {
+  id: "report.report",
+  method: "POST",
+  path: "/report/:slug/t/:token",
+  budget,
+  refuse,
+  async handle(req) {
+    if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
+    const view = await linkOf(req);
+    if (view instanceof Response) return view;
+    const { form, problems } = readReportForm(req.body ?? "");
+    if (!form) {
+      req.logged.error = "ValidationFailed";
+      return tenantPage(400, await tenancyPage(req, view, problems), req.requestId);
     }
-    req.logged.workspaceId = view.workspaceId;
-    if (view.tenancyStatus === "ended") {
-      req.logged.error = "TenancyEnded";
-      const text = `This tenancy has ended, so the link no longer works. Please contact ${view.workspaceName}.`;
-      return tenantPage(410, noticeHtml("Your tenancy has ended", text), req.requestId);
-    }
-    if (view.expired) {
-      req.logged.error = "TenantLinkExpired";
-      const text = "Links work for 24 hours. Please ask for a new one from the report page.";
-      return tenantPage(410, noticeHtml("This link has expired", text), req.requestId);
-    }
-    const repairs = await tenancyRepairs(req.app.db, view.workspaceId, view.tenancyId);
-    return tenantPage(200, tenancyHtml(view, repairs), req.requestId);
+    const repair = await reportByTenant(req.app, req.app.db, view, form, req.requestId);
+    req.app.log.info("tenant report", { requestId: req.requestId, repairId: repair.id });
+    return tenantPage(200, reportedHtml(repair, form.atRisk), req.requestId);
   },
 };
 
 /** The tenant's public routes. */
-export const tenantRoutes: readonly PublicRoute[] = [reportStart, reportRequestLink, reportTenancy];
+export const tenantRoutes: readonly PublicRoute[] = [reportStart, reportRequestLink, reportTenancy, reportByLink];
