@@ -492,7 +492,9 @@ export const recordRepairMilestone = operation({
       '`hazard_confirmed` when it found no hazard), then `at` (400 `RepairRejected {reason, field: "at"}`: ' +
       "`at_in_future` more than 60 s ahead, `before_aware` before awareAt, `before_investigation` before the " +
       "investigation's `at` for the kinds that need one). `outcome` and `method` are required for their kinds and " +
-      "refused on the others (400 `RequestInvalid`).",
+      "refused on the others (400 `RequestInvalid`). `summary_sent` with method `portal` needs a `note` that is " +
+      "not blank: it is the written summary the tenant reads on the repair page of their link (400 " +
+      "`RequestInvalid` without it).",
     writeRecord("repair.milestone_recorded"),
     repairShape,
     clocksRules,

@@ -42,12 +42,20 @@ export function checkHazardPair(hazard: string | undefined, hhsrsHazard: string 
 }
 
 /** A milestone's `outcome` and `method`: each required for its kind and refused on the others (RequestInvalid). */
-export function checkMilestoneFields(body: { kind: MilestoneKind; outcome?: string; method?: string }): void {
+export function checkMilestoneFields(body: {
+  kind: MilestoneKind;
+  outcome?: string;
+  method?: string;
+  note?: string;
+}): void {
   if (body.kind === "investigated" && body.outcome === undefined)
     invalid("/body/outcome", "investigated needs an outcome: hazard_confirmed or no_hazard");
   if (body.kind !== "investigated" && body.outcome !== undefined)
     invalid("/body/outcome", "Only investigated takes an outcome");
   if (body.kind === "summary_sent" && body.method === undefined) invalid("/body/method", "summary_sent needs a method");
+  // The note of a summary sent through the portal is the written summary the tenant reads there.
+  if (body.kind === "summary_sent" && body.method === "portal" && !body.note?.trim())
+    invalid("/body/note", "summary_sent through the portal needs the summary as its note");
   if (body.kind !== "summary_sent" && body.method !== undefined)
     invalid("/body/method", "Only summary_sent takes a method");
 }

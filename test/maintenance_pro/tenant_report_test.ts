@@ -135,6 +135,12 @@ test("the page says what must happen by when, what was done, and the written sum
     body: { expectedRevision: 2, kind: "investigated", at: new Date().toISOString(), outcome: "hazard_confirmed" },
   });
   expect(investigated.status).toBe(200);
+  const noNote = await h.request("POST", `/maintenance-pro/repairs/${repair!.id}/milestones`, {
+    key,
+    body: { expectedRevision: 3, kind: "summary_sent", at: new Date().toISOString(), method: "portal" },
+  });
+  expect(noNote.status).toBe(400);
+  expect(noNote.body._tag).toBe("RequestInvalid");
   const summary = "We found mould from a blocked vent. We will clear it and treat the wall by Friday.";
   const milestone = await h.request("POST", `/maintenance-pro/repairs/${repair!.id}/milestones`, {
     key,
