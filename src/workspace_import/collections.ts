@@ -3,7 +3,7 @@
  * the references it makes, how a record becomes its row) and the one loop that plans them. planImport runs the
  * declared collections through planCollection; the collections not yet declared are still planned by hand there.
  */
-import { contactFields } from "../contacts/company_fields.ts";
+import { contactFields, storedPostcode } from "../contacts/company_fields.ts";
 import type { Attributes, Ref, Target } from "./plan.ts";
 import type { WorkspaceDoc } from "./schema.ts";
 import type { Row, TableName } from "./tables.ts";
@@ -15,7 +15,10 @@ type ListName = {
 /** One record of a list. */
 type Item<L extends ListName> = NonNullable<WorkspaceDoc[L]>[number];
 
-/** A reference a record makes: the field naming it, its target, the id, and a rule the target must meet. */
+/**
+ * A reference a record makes: the field naming it ("" in a nested list of ids: the item itself), its target,
+ * the id, and a rule the target must meet.
+ */
 export interface Reference {
   field: string;
   target: Target;
@@ -34,6 +37,43 @@ export interface Collection<L extends ListName, N extends TableName> {
   known?: { target: Target; attributes: (r: Item<L>) => Attributes };
   references?: (r: Item<L>) => Reference[];
   row: (r: Item<L>) => Row<N>;
+  /** Lists inside a record, each given in full: the writer replaces the parent's old list. */
+  nested?: Nested<Item<L>>[];
+}
+
+/** A list inside a record of a collection (a property's landlords, a tenancy's occupants). */
+export interface Nested<P> {
+  /** The field holding the list, for paths. */
+  field: string;
+  table: TableName;
+  /** Plans the parent's children: each unique where it has an id, its references checked, its row added. */
+  plan: (parent: P, planner: Planner, path: string) => void;
+}
+
+/** Declares a nested list: `items` of a parent, each child's id, references and row. */
+export function nested<P, C, N extends TableName>(d: {
+  field: string;
+  table: N;
+  items: (parent: P) => readonly C[] | null | undefined;
+  unique?: { kind: (parent: P) => string; id: (child: C) => string };
+  references?: (child: C) => Reference[];
+  row: (child: C, parent: P) => Row<N>;
+}): Nested<P> {
+  return {
+    field: d.field,
+    table: d.table,
+    plan: (parent, p, path) => {
+      d.items(parent)?.forEach((child, j) => {
+        const childPath = `${path}/${d.field}/${j}`;
+        if (d.unique) p.unique(d.unique.kind(parent), d.unique.id(child), childPath);
+        for (const x of d.references?.(child) ?? []) {
+          if (x.field === "") p.ref(x.target, x.id, `${path}/${d.field}`, String(j), x.expect);
+          else p.ref(x.target, x.id, childPath, x.field, x.expect);
+        }
+        p.add(d.table, d.row(child, parent));
+      });
+    },
+  };
 }
 
 /** What the loop needs from the plan being built. */
@@ -42,6 +82,8 @@ export interface Planner {
   unique: (kind: string, id: string, path: string) => void;
   ref: (target: Target, id: string | null | undefined, path: string, field: string, expect?: Ref["expect"]) => void;
   known: Record<Target, Map<string, Attributes>>;
+  /** Records that the parent `id` gives its `table` list in full. */
+  parent: (table: TableName, id: string) => void;
 }
 
 /** Plans every record of one declared collection: its id checked unique, made known, referenced, added. */
@@ -58,6 +100,10 @@ export function planCollection<L extends ListName, N extends TableName>(
     if (c.known) p.known[c.known.target].set(id, c.known.attributes(r));
     for (const x of c.references?.(r) ?? []) p.ref(x.target, x.id, path, x.field, x.expect);
     p.add(c.table, c.row(r));
+    for (const n of c.nested ?? []) {
+      p.parent(n.table, id);
+      n.plan(r, p, path);
+    }
   });
 }
 
@@ -100,6 +146,97 @@ export const contacts: Collection<"contacts", "contacts"> = {
       created_at: orNull(c.createdAt),
     };
   },
+};
+
+/** Properties, with their landlords. */
+export const properties: Collection<"properties", "properties"> = {
+  list: "properties",
+  table: "properties",
+  kind: "property",
+  id: (p) => p.id,
+  known: { target: "properties", attributes: () => ({}) },
+  row: (p) => ({
+    id: p.id,
+    label: p.label,
+    address_line1: orNull(p.addressLine1),
+    address_town: orNull(p.addressTown),
+    address_postcode: storedPostcode(p.addressPostcode),
+    facts: p.facts ?? {},
+    created_at: orNull(p.createdAt),
+  }),
+  nested: [
+    nested({
+      field: "landlordContactIds",
+      table: "property_landlords",
+      items: (p: Item<"properties">) => p.landlordContactIds,
+      references: (c: string) => [{ field: "", target: "contacts", id: c }],
+      row: (c, p) => ({ property_id: p.id, contact_id: c }),
+    }),
+  ],
+};
+
+/** Units, with their meters. */
+export const units: Collection<"units", "units"> = {
+  list: "units",
+  table: "units",
+  kind: "unit",
+  id: (u) => u.id,
+  known: { target: "units", attributes: (u) => ({ propertyId: u.propertyId }) },
+  references: (u) => [
+    { field: "propertyId", target: "properties", id: u.propertyId },
+    {
+      field: "blockId",
+      target: "blocks",
+      id: u.blockId,
+      expect: {
+        attribute: "propertyId",
+        value: u.propertyId,
+        message: `must be a block of property "${u.propertyId}"`,
+      },
+    },
+  ],
+  row: (u) => ({ id: u.id, property_id: u.propertyId, block_id: orNull(u.blockId), label: u.label }),
+  nested: [
+    nested({
+      field: "meters",
+      table: "unit_meters",
+      items: (u: Item<"units">) => u.meters,
+      row: (m, u) => ({ unit_id: u.id, meter: m }),
+    }),
+  ],
+};
+
+/** Tenancies, with their occupants (one entry per contact). */
+export const tenancies: Collection<"tenancies", "tenancies"> = {
+  list: "tenancies",
+  table: "tenancies",
+  kind: "tenancy",
+  id: (t) => t.id,
+  known: { target: "tenancies", attributes: (t) => ({ unitId: t.unitId }) },
+  references: (t) => [{ field: "unitId", target: "units", id: t.unitId }],
+  row: (t) => ({
+    id: t.id,
+    unit_id: t.unitId,
+    status: t.status,
+    starts_on: orNull(t.startsOn),
+    ends_on: orNull(t.endsOn),
+    notice_given_on: orNull(t.noticeGivenOn),
+  }),
+  nested: [
+    nested({
+      field: "occupants",
+      table: "tenancy_occupants",
+      items: (t: Item<"tenancies">) => t.occupants,
+      unique: { kind: (t) => `occupant of tenancy ${t.id}`, id: (o) => o.contactId },
+      references: (o) => [{ field: "contactId", target: "contacts", id: o.contactId }],
+      row: (o, t) => ({
+        tenancy_id: t.id,
+        contact_id: o.contactId,
+        role: o.role ?? "tenant",
+        is_lead: o.isLead ?? false,
+      }),
+    }),
+  ],
 };
 
 /** A company's people, keyed by (companyId, contactId). */

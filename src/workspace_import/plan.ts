@@ -1,5 +1,4 @@
 /** A validated document turned into table rows, and the references and rules to check before writing. Pure. */
-import { storedPostcode } from "../contacts/company_fields.ts";
 import { deriveInvoice } from "../contractor_invoices/derive.ts";
 import {
   companyPeople,
@@ -7,6 +6,9 @@ import {
   landlordPortalAccess,
   onboardingCheckouts,
   planCollection,
+  properties,
+  tenancies,
+  units,
   smsThreads,
   type Planner,
 } from "./collections.ts";
@@ -145,7 +147,7 @@ export function planImport(doc: WorkspaceDoc): Plan {
     }
   };
 
-  const planner: Planner = { add, unique, ref, known };
+  const planner: Planner = { add, unique, ref, known, parent };
 
   const users: Plan["users"] = [];
   let owner: Plan["owner"] = null;
@@ -177,25 +179,7 @@ export function planImport(doc: WorkspaceDoc): Plan {
 
   planCollection(planner, companyPeople, doc);
 
-  doc.properties?.forEach((p, i) => {
-    const path = `/properties/${i}`;
-    unique("property", p.id, path);
-    known.properties.set(p.id, {});
-    add("properties", {
-      id: p.id,
-      label: p.label,
-      address_line1: orNull(p.addressLine1),
-      address_town: orNull(p.addressTown),
-      address_postcode: storedPostcode(p.addressPostcode),
-      facts: p.facts ?? {},
-      created_at: orNull(p.createdAt),
-    });
-    parent("property_landlords", p.id);
-    p.landlordContactIds?.forEach((c, j) => {
-      ref("contacts", c, `${path}/landlordContactIds`, String(j));
-      add("property_landlords", { property_id: p.id, contact_id: c });
-    });
-  });
+  planCollection(planner, properties, doc);
 
   doc.blocks?.forEach((b, i) => {
     const path = `/blocks/${i}`;
@@ -231,47 +215,9 @@ export function planImport(doc: WorkspaceDoc): Plan {
     });
   });
 
-  doc.units?.forEach((u, i) => {
-    const path = `/units/${i}`;
-    unique("unit", u.id, path);
-    known.units.set(u.id, { propertyId: u.propertyId });
-    ref("properties", u.propertyId, path, "propertyId");
-    ref("blocks", u.blockId, path, "blockId", {
-      attribute: "propertyId",
-      value: u.propertyId,
-      message: `must be a block of property "${u.propertyId}"`,
-    });
-    add("units", { id: u.id, property_id: u.propertyId, block_id: orNull(u.blockId), label: u.label });
-    parent("unit_meters", u.id);
-    for (const m of u.meters ?? []) add("unit_meters", { unit_id: u.id, meter: m });
-  });
+  planCollection(planner, units, doc);
 
-  doc.tenancies?.forEach((t, i) => {
-    const path = `/tenancies/${i}`;
-    unique("tenancy", t.id, path);
-    known.tenancies.set(t.id, { unitId: t.unitId });
-    ref("units", t.unitId, path, "unitId");
-    add("tenancies", {
-      id: t.id,
-      unit_id: t.unitId,
-      status: t.status,
-      starts_on: orNull(t.startsOn),
-      ends_on: orNull(t.endsOn),
-      notice_given_on: orNull(t.noticeGivenOn),
-    });
-    parent("tenancy_occupants", t.id);
-    t.occupants?.forEach((o, j) => {
-      const op = `${path}/occupants/${j}`;
-      unique(`occupant of tenancy ${t.id}`, o.contactId, op);
-      ref("contacts", o.contactId, op, "contactId");
-      add("tenancy_occupants", {
-        tenancy_id: t.id,
-        contact_id: o.contactId,
-        role: o.role ?? "tenant",
-        is_lead: o.isLead ?? false,
-      });
-    });
-  });
+  planCollection(planner, tenancies, doc);
 
   const handovers: Plan["handovers"] = [];
   doc.handovers?.forEach((h, i) => {
