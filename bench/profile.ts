@@ -1,7 +1,7 @@
 /** Times the phases of the handover request path, one request at a time, on a seeded database (`bun bench/profile.ts`; EXPLAIN=1 prints the plan). */
 import { connect } from "../src/core/db.ts";
 import { migrate } from "../src/core/migrate.ts";
-import { authenticate } from "../src/core/auth.ts";
+import { authenticate } from "../src/core/execute.ts";
 import { createWorkspace } from "../src/core/workspaces.ts";
 import { createApiKey } from "../src/core/api_keys.ts";
 import { allScopes } from "../src/core/groups.ts";

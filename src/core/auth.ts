@@ -1,7 +1,11 @@
-/** x-api-key → principal {workspace, key, scopes, modules, ownerCreated} and the budget, in one round trip. */
+/**
+ * The key check's statement: x-api-key → the key and its workspace (principal), what the bucket write took when one
+ * was asked for, and the key-check read, in one round trip. It returns what it found; the lease book
+ * (src/core/budget.ts) and the order of the checks (src/core/execute.ts) are the callers'.
+ */
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "./db.ts";
-import { bucketColumns, leasedBucket, processLeases, takeLease, type BucketState, type TokenLeases } from "./budget.ts";
+import { bucketColumns, takeLease } from "./budget.ts";
 import { keyCheckReadSql, keyWorkspace, scopedRead, type ReadSql, type WorkspaceScope } from "./key_check_read.ts";
 
 /** Who is calling: the key and its workspace. */
@@ -20,12 +24,16 @@ export interface Principal {
 }
 
 /**
- * What a key lookup found: nothing usable, or the principal and its bucket after this request, and what the
- * key-check read found when one was made (`value` null when it found nothing).
+ * A live key as the key check's statement found it: the principal, the key's budget a minute, what the bucket write
+ * left and granted (`taken`, only when a lease was asked for; null columns when the key has no bucket row), and what
+ * the key-check read found when one was made (`value` null when it found nothing).
  */
-export type KeyLookup =
-  | { found: false }
-  | { found: true; principal: Principal; bucket: BucketState; keyCheckRead?: { value: unknown } };
+export interface KeyFound {
+  principal: Principal;
+  capacity: number;
+  taken?: { tokens: number | null; granted: number | null };
+  keyCheckRead?: { value: unknown };
+}
 
 /** The stored hash of a key value (keys are looked up by hash, never compared in code). */
 export function hashKey(value: string): Buffer {
@@ -57,62 +65,34 @@ interface AuthRow {
 }
 
 /**
- * Finds a live key by its value's hash and spends one token of its budget, in one statement.
- * While this process holds leased tokens of the key, the statement only reads (the key is checked on every
- * request, so a revocation takes effect at once); otherwise it also takes a lease from the bucket row, whose
- * lock serialises concurrent writers across processes. Unknown, revoked and expired keys spend nothing.
- * `read`, when given, is an operation's key-check read (core/key_check_read.ts): it is handed the key's
- * workspace and evaluated in the same statement; one that throws as it is made is no read (keyCheckReadSql).
+ * An operation's key-check read (core/key_check_read.ts) as SQL of the key check's statement: `read` is handed the
+ * key's workspace; one that throws as it is made is no read (keyCheckReadSql).
  */
-export async function authenticate(
+export function keyCheckReadOf(
   db: Db,
-  keyValue: string,
-  leases: TokenLeases = processLeases,
-  read?: (workspace: WorkspaceScope) => ReadSql | undefined,
-): Promise<KeyLookup> {
-  let keyCheckRead: ReadSql | undefined;
-  if (read) {
-    const workspace = keyWorkspace(db);
-    const sql = keyCheckReadSql(() => read(workspace));
-    if (sql !== undefined) keyCheckRead = scopedRead(sql, workspace);
-  }
-  const hash = hashKey(keyValue);
-  const hex = hash.toString("hex");
-  // One lease write per key at a time in this process: the others wait for it and spend from the book.
-  let lease = leases.spend(hex);
-  for (let writing = leases.writing(hex); !lease && writing; writing = leases.writing(hex)) {
-    await writing;
-    lease = leases.spend(hex);
-  }
-  let row: AuthRow | undefined;
-  let bucket: BucketState;
-  if (lease) {
-    row = await checkKey(db, hash, keyCheckRead);
-    if (!row) return refuse(leases, hex);
-    bucket = leasedBucket(lease, row.capacity);
-  } else {
-    const write = (async () => {
-      const r = await checkKeyTakingLease(db, hash, keyCheckRead);
-      // What the write granted beyond this request's own token waits in the book for the next requests.
-      if (r && (r.granted ?? 0) > 1) leases.keep(hex, r.granted! - 1, r.tokens ?? 0, r.capacity);
-      return r;
-    })();
-    leases.track(hex, write);
-    row = await write;
-    if (!row) return refuse(leases, hex);
-    // A key without a bucket row (never created so) is treated as an empty bucket, not as unlimited.
-    const granted = row.granted ?? 0;
-    const tokens = row.tokens ?? 0;
-    // Refused by the bucket, but tokens leased by a concurrent request of this process may be in the book.
-    const spare = granted >= 1 ? undefined : leases.spend(hex);
-    bucket = {
-      capacity: row.capacity,
-      tokens: tokens + Math.max(0, granted - 1) + (spare?.tokens ?? 0),
-      admitted: granted >= 1 || !!spare,
-    };
-  }
+  read: ((workspace: WorkspaceScope) => ReadSql | undefined) | undefined,
+): ReadSql | undefined {
+  if (!read) return undefined;
+  const workspace = keyWorkspace(db);
+  const sql = keyCheckReadSql(() => read(workspace));
+  return sql === undefined ? undefined : scopedRead(sql, workspace);
+}
+
+/**
+ * Finds a live key by its value's hash (unknown, revoked and expired keys: undefined), in one statement that also
+ * makes `keyCheckRead` and, with `takeLease`, takes a lease from the key's bucket (the row's lock serialises
+ * concurrent writers across processes). Without `takeLease` it only reads: two rows by index.
+ */
+export async function findKey(
+  db: Db,
+  hash: Buffer,
+  options: { takeLease: boolean; keyCheckRead?: ReadSql },
+): Promise<KeyFound | undefined> {
+  const row = options.takeLease
+    ? await checkKeyTakingLease(db, hash, options.keyCheckRead)
+    : await checkKey(db, hash, options.keyCheckRead);
+  if (!row) return undefined;
   return {
-    found: true,
     principal: {
       keyId: row.keyId,
       workspaceId: row.workspaceId,
@@ -124,8 +104,9 @@ export async function authenticate(
       ownerCreated: row.ownerCreated,
       suspended: row.suspendedAt ? { reason: row.suspensionReason ?? "" } : null,
     },
-    bucket,
-    ...(keyCheckRead ? { keyCheckRead: { value: row.keyCheckRead ?? null } } : {}),
+    capacity: row.capacity,
+    ...(options.takeLease ? { taken: { tokens: row.tokens, granted: row.granted } } : {}),
+    ...(options.keyCheckRead ? { keyCheckRead: { value: row.keyCheckRead ?? null } } : {}),
   };
 }
 
@@ -143,11 +124,6 @@ function setOf(list: string): ReadonlySet<string> {
     sets.set(list, set);
   }
   return set;
-}
-
-function refuse(leases: TokenLeases, hex: string): KeyLookup {
-  leases.drop(hex);
-  return { found: false };
 }
 
 /** The conditions of a live key with this hash (not revoked, not expired), on `api_keys k`. */

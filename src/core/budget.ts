@@ -57,6 +57,12 @@ export function leaseSize(capacity: number): number {
 /** How long leased tokens may be spent before they are dropped (never returned: the bucket only loses). */
 export const leaseMillis = 1000;
 
+/** What a lease write left in the bucket and granted (null columns: the key has no bucket row). */
+export interface Taken {
+  tokens: number | null;
+  granted: number | null;
+}
+
 /** Tokens a process leased from a key's bucket. */
 export interface Lease {
   tokens: number;
@@ -115,6 +121,29 @@ export class TokenLeases {
     const held = this.#leases.get(hash);
     const tokens = extra + (held && now - held.takenAt <= leaseMillis ? held.tokens : 0);
     this.#leases.set(hash, { tokens, bucketTokens, capacity, takenAt: now });
+  }
+
+  /**
+   * After this request's lease write (`taken`: the bucket's tokens left and the whole tokens granted, null when the
+   * key has no bucket row, counted as an empty bucket): keeps what it granted beyond the request's own token. Called
+   * before the write settles, so the requests waiting for it find the tokens in the book.
+   */
+  keepGranted(hash: string, taken: Taken, capacity: number): void {
+    if ((taken.granted ?? 0) > 1) this.keep(hash, taken.granted! - 1, taken.tokens ?? 0, capacity);
+  }
+
+  /**
+   * The bucket after this request's lease write; refused by the bucket, a token leased meanwhile by a concurrent
+   * request of this process is spent from the book instead.
+   */
+  bucketAfterWrite(hash: string, taken: Taken, capacity: number): BucketState {
+    const granted = taken.granted ?? 0;
+    const spare = granted >= 1 ? undefined : this.spend(hash);
+    return {
+      capacity,
+      tokens: (taken.tokens ?? 0) + Math.max(0, granted - 1) + (spare?.tokens ?? 0),
+      admitted: granted >= 1 || !!spare,
+    };
   }
 
   /** Drops the lease of a key (it was refused). */

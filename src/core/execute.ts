@@ -6,8 +6,16 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import { authenticate, type KeyLookup, type Principal } from "./auth.ts";
-import { rateLimited, rateLimitHeaders } from "./budget.ts";
+import { findKey, hashKey, keyCheckReadOf, type KeyFound, type Principal } from "./auth.ts";
+import {
+  leasedBucket,
+  processLeases,
+  rateLimited,
+  rateLimitHeaders,
+  type BucketState,
+  type TokenLeases,
+} from "./budget.ts";
+import type { Db } from "./db.ts";
 import { isConnectionError } from "./db.ts";
 import {
   AppError,
@@ -147,6 +155,62 @@ function parseBody(op: Operation, body: Call["body"]): unknown {
     });
   }
   return check(schema, value, "body");
+}
+
+/**
+ * What a key lookup found: nothing usable, or the principal and its bucket after this request, and what the
+ * key-check read found when one was made (`value` null when it found nothing).
+ */
+export type KeyLookup =
+  | { found: false }
+  | { found: true; principal: Principal; bucket: BucketState; keyCheckRead?: { value: unknown } };
+
+/**
+ * Looks a key up and spends one token of its budget: a token this process leased, with a statement that only reads
+ * the key (it is checked on every request, so a revocation counts at once), or else a statement that also takes a
+ * lease from the bucket row, tracked in the book while in flight. Unknown, revoked and expired keys spend nothing and
+ * drop the book's lease. `read`, when given, is an operation's key-check read, made in the same statement.
+ */
+export async function authenticate(
+  db: Db,
+  keyValue: string,
+  leases: TokenLeases = processLeases,
+  read?: (workspace: WorkspaceScope) => ReadSql | undefined,
+): Promise<KeyLookup> {
+  const keyCheckRead = keyCheckReadOf(db, read);
+  const hash = hashKey(keyValue);
+  const hex = hash.toString("hex");
+  // One lease write per key at a time in this process: the others wait for it and spend from the book. The request
+  // that finds neither a token nor a write starts its write in the same turn, so no other starts one meanwhile.
+  let lease = leases.spend(hex);
+  for (let writing = leases.writing(hex); !lease && writing; writing = leases.writing(hex)) {
+    await writing;
+    lease = leases.spend(hex);
+  }
+  let found: KeyFound | undefined;
+  let bucket: BucketState | undefined;
+  if (lease) {
+    found = await findKey(db, hash, { takeLease: false, keyCheckRead });
+    if (found) bucket = leasedBucket(lease, found.capacity);
+  } else {
+    const write = findKey(db, hash, { takeLease: true, keyCheckRead }).then((f) => {
+      if (f) leases.keepGranted(hex, f.taken!, f.capacity);
+      return f;
+    });
+    leases.track(hex, write);
+    found = await write;
+    if (found) bucket = leases.bucketAfterWrite(hex, found.taken!, found.capacity);
+  }
+  if (!found || !bucket) {
+    leases.drop(hex);
+    return { found: false };
+  }
+  return {
+    found: true,
+    principal: found.principal,
+    bucket,
+    ...(found.keyCheckRead ? { keyCheckRead: found.keyCheckRead } : {}),
+  };
 }
 
 /** A key lookup that found a live key. */

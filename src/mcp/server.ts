@@ -3,8 +3,7 @@
  */
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from "@modelcontextprotocol/server";
 import { ulid } from "ulid";
-import type { KeyLookup } from "../core/auth.ts";
-import { execute, executeListing, type Outcome } from "../core/execute.ts";
+import { execute, executeListing, type KeyLookup, type Outcome } from "../core/execute.ts";
 import type { AppContext } from "../core/operation.ts";
 import { errorTagOf, requestLogFields } from "../core/request_log.ts";
 import { serviceName, version } from "../core/version.ts";

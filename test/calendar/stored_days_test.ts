@@ -9,7 +9,7 @@ import { harness } from "../support/harness.ts";
 import { throughPgBouncer } from "../support/database.ts";
 import { countingClient } from "../support/statements.ts";
 import { buildApp } from "../../src/app.ts";
-import { authenticate } from "../../src/core/auth.ts";
+import { authenticate } from "../../src/core/execute.ts";
 import { addLondonDays, londonMidnight, londonToday } from "../../src/core/dates.ts";
 import { execute } from "../../src/core/execute.ts";
 import { agenda } from "../../src/calendar/operations.ts";

@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
-import { authenticate } from "../../src/core/auth.ts";
+import { authenticate } from "../../src/core/execute.ts";
 import { TokenLeases } from "../../src/core/budget.ts";
 import { createApiKey } from "../../src/core/api_keys.ts";
 
