@@ -42,6 +42,14 @@ const victimKey = (
     },
   });
   if (res.status !== 201) throw new Error(`the victim's repair was refused: ${res.text}`);
+  // A works order on it for one of the victim's contractors, so that the works orders list finds rows of the victim.
+  const [c] = await db<[{ id: string }]>`
+    select id from contacts where workspace_id = ${victim} and 'contractor' = any(roles) order by id limit 1`;
+  const order = await h.request("POST", `/maintenance-pro/repairs/${res.body.id}/works-orders`, {
+    key: victimKey,
+    body: { contractorContactId: c.id, purpose: "repair", instructions: "Fix the leak" },
+  });
+  if (order.status !== 201) throw new Error(`the victim's works order was refused: ${order.text}`);
 }
 const victimIds = await idsOfWorkspace(db, victim);
 const one = async (rows: Promise<{ id: string }[]>) => (await rows)[0]!.id;
@@ -163,6 +171,26 @@ describe("another workspace's ids in the path", () => {
         },
       ]),
     ),
+    "maintenancePro.raiseWorksOrder": {
+      param: "id",
+      notFound: "RepairNotFound",
+      victimId: () => one(db`select id from repairs where workspace_id = ${victim} order by id limit 1`),
+      body: { contractorContactId: "con-x", purpose: "repair", instructions: "Not ours" },
+    },
+    ...Object.fromEntries(
+      [
+        ["maintenancePro.worksOrder", undefined],
+        ["maintenancePro.cancelWorksOrder", { expectedRevision: 1, reason: "Not ours" }],
+      ].map(([id, body]) => [
+        id,
+        {
+          param: "id",
+          notFound: "WorksOrderNotFound",
+          victimId: () => one(db`select id from works_orders where workspace_id = ${victim} order by id limit 1`),
+          body,
+        },
+      ]),
+    ),
     "telephony.smsMessages": {
       param: "id",
       victimId: () => one(db`select id from sms_threads where workspace_id = ${victim} limit 1`),
@@ -232,6 +260,10 @@ const victimIdsOf: Record<string, (op: Operation) => Promise<string[]>> = {
   tenancyId: () => ids(db`select id from tenancies where workspace_id = ${victim} order by id`),
   staffId: () => ids(db`select id from users where workspace_id = ${victim} order by id`),
   contactId: () => ids(db`select id from contacts where workspace_id = ${victim} order by id`),
+  contractorContactId: () =>
+    ids(db`select id from contacts where workspace_id = ${victim} and 'contractor' = any(roles) order by id`),
+  repairId: () => ids(db`select id from repairs where workspace_id = ${victim} order by id`),
+  keySetId: () => ids(db`select id from key_sets where workspace_id = ${victim} order by id`),
   // A requestId the victim used for this very operation: the intruder's request must neither replay nor refuse it.
   requestId: async (op) => {
     const requestId = `victims-request-${op.id}`;
@@ -264,6 +296,24 @@ const inputOf: Record<string, () => Promise<Input>> = {
       channel: "phone",
     },
   }),
+  "maintenancePro.raiseWorksOrder": async () => {
+    const rows = h.rows(intruder);
+    const contractorContactId = await rows.contact({ name: "Intruder Builders", roles: ["contractor"] });
+    const res = await h.request("POST", "/maintenance-pro/repairs", {
+      key: intruder.key,
+      body: {
+        propertyId: await rows.property(),
+        title: "A leak",
+        category: "leak",
+        reporter: { kind: "tenant" },
+        channel: "phone",
+      },
+    });
+    return {
+      params: { id: res.body.id },
+      body: { contractorContactId, purpose: "repair", instructions: "Fix it" },
+    };
+  },
   "telephony.sendSms": async () => ({
     params: { id: await insertThread(db, intruder.id, { address: "+447700900777" }) },
     body: { body: "Hello" },
@@ -288,6 +338,8 @@ const refusedAs: Record<string, number> = {
   "maintenancePro.reportRepair body.propertyId": 404,
   "maintenancePro.reportRepair body.unitId": 400,
   "maintenancePro.reportRepair body.tenancyId": 400,
+  "maintenancePro.raiseWorksOrder body.contractorContactId": 404,
+  "maintenancePro.raiseWorksOrder body.keySetId": 400,
 };
 
 /** The victim's id to send in a field: for a read, the first that finds rows when the victim itself asks. */

@@ -63,6 +63,17 @@ const valid: Record<string, Input> = {
     body: { at: "2026-06-02T09:00:00Z", outcome: "no_answer", note: "Knocked twice" },
   },
   "maintenancePro.cancelRepair": { params: { id: "rep-1" }, query: {}, body: { reason: "Duplicate" } },
+  "maintenancePro.raiseWorksOrder": {
+    params: { id: "rep-1" },
+    query: {},
+    body: { contractorContactId: "con-1", purpose: "repair", instructions: "Fix it", keySetId: "ks-1" },
+  },
+  "maintenancePro.worksOrder": { params: { id: "wo-1" }, query: {} },
+  "maintenancePro.worksOrders": {
+    params: {},
+    query: { repairId: "rep-1", contractorContactId: "con-1", status: "raised" },
+  },
+  "maintenancePro.cancelWorksOrder": { params: { id: "wo-1" }, query: {}, body: { expectedRevision: 1, reason: "No" } },
   "tasks.cancel": { params: { id: "task-1" }, query: {} },
   "compliance.blockProfiles": { params: {}, query: {} },
   "calendar.agenda": { params: {}, query: {} },

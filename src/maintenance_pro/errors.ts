@@ -158,3 +158,33 @@ export class MilestoneOutOfOrder extends TaggedError(
     "`investigated` with `hazard_confirmed`. `requires` is `investigated` when there is no investigation yet, " +
     "`hazard_confirmed` when it found no hazard. Nothing was written.",
 ) {}
+
+/** 409: the contact is not a contractor. */
+export class NotAContractor extends TaggedError(
+  "NotAContractor",
+  409,
+  { contactId: Type.String() },
+  "Works orders go to contacts with the role `contractor`; this contact has not got it. Nothing was written.",
+) {}
+/** 404: no such works order in the caller's workspace. */
+export class WorksOrderNotFound extends TaggedError(
+  "WorksOrderNotFound",
+  404,
+  { worksOrderId: Type.String() },
+  "No works order with this id in the workspace. Nothing was written.",
+) {}
+/** 409: the works order is declined, completed or cancelled. */
+export class WorksOrderClosed extends TaggedError(
+  "WorksOrderClosed",
+  409,
+  { worksOrderId: Type.String(), status: Type.String() },
+  "The works order is `declined`, `completed` or `cancelled`: all three are final. Nothing was written.",
+) {}
+/** 400: the key set is unknown or not of the repair's unit. */
+export class KeySetNotOfUnit extends TaggedError(
+  "KeySetNotOfUnit",
+  400,
+  { keySetId: Type.String() },
+  "The key set is unknown, or not one of the repair's unit (a repair without a unit takes none). Nothing was " +
+    "written.",
+) {}

@@ -4,6 +4,7 @@ import { Id, Nullable, Strict } from "../core/schema.ts";
 import { eventType } from "../events/event_type.ts";
 import { Repair, RepairClock } from "./repair_schema.ts";
 import { HazardSettings, LandlordPortalAccess, Regime } from "./schema.ts";
+import { WorksOrder } from "./works_order_schema.ts";
 
 /** The landlord accepted an invitation: the access is `active`. */
 export const portalAccessAccepted = eventType({
@@ -146,6 +147,26 @@ export const hazardClockBreached = eventType({
     clockEventRules,
 });
 
+const worksOrderData = "`subject.id` is the works order's id; `data` is the works order as the write answered it.";
+
+/** A works order was raised for a contractor; data is the order. */
+export const worksOrderRaised = eventType({
+  name: "works_order.raised",
+  subjectKind: "works_order",
+  data: WorksOrder,
+  description:
+    "A works order was raised on a repair (`POST /maintenance-pro/repairs/{id}/works-orders`). " + worksOrderData,
+});
+
+/** The agency cancelled a works order; data is the order. */
+export const worksOrderCancelled = eventType({
+  name: "works_order.cancelled",
+  subjectKind: "works_order",
+  data: WorksOrder,
+  description:
+    "The agency cancelled a works order (cancelling one already cancelled records nothing). " + worksOrderData,
+});
+
 /** Every event type of the group. */
 export const maintenanceProEvents = [
   portalAccessAccepted,
@@ -159,4 +180,6 @@ export const maintenanceProEvents = [
   repairCancelled,
   hazardClockDueSoon,
   hazardClockBreached,
+  worksOrderRaised,
+  worksOrderCancelled,
 ];

@@ -12,6 +12,7 @@ import { ContactNotFound, InviteBlocked, PortalAccessActive } from "./errors.ts"
 import { hazardSettingsUpdated, portalAccessInvited } from "./events.ts";
 import { decideInvite } from "./invite_rules.ts";
 import { repairOperations } from "./repair_operations.ts";
+import { worksOrderOperations } from "./works_order_operations.ts";
 import { ensureInviteEmailQueue, type InviteEmailJob } from "./invite_email_worker.ts";
 import {
   hazardSettingsRow,
@@ -204,4 +205,10 @@ export const inviteLandlord = operation({
 });
 
 /** Every operation of the group. */
-export const operations = [hazardSettings, updateHazardSettings, inviteLandlord, ...repairOperations];
+export const operations = [
+  hazardSettings,
+  updateHazardSettings,
+  inviteLandlord,
+  ...repairOperations,
+  ...worksOrderOperations,
+];

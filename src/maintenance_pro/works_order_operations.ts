@@ -1,0 +1,306 @@
+/** The maintenance-pro group's works order operations: raise, read, list, cancel. */
+import { Type, type Static } from "@sinclair/typebox";
+import { ulid } from "ulid";
+import { recordActivity } from "../core/activity.ts";
+import type { Principal } from "../core/auth.ts";
+import type { Tx } from "../core/db.ts";
+import { RevisionConflict } from "../core/errors.ts";
+import { operation, Reply } from "../core/operation.ts";
+import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
+import { Id } from "../core/schema.ts";
+import type { EventType } from "../events/event_type.ts";
+import { keyActor, recordEvent } from "../events/record.ts";
+import { currentWorkingCalendar } from "./bank_holidays.ts";
+import {
+  ContactNotFound,
+  KeySetNotOfUnit,
+  NotAContractor,
+  RepairClosed,
+  RepairNotFound,
+  WorksOrderClosed,
+  WorksOrderNotFound,
+} from "./errors.ts";
+import { worksOrderCancelled, worksOrderRaised } from "./events.ts";
+import { lockRepair } from "./queries.ts";
+import { instantText, repairAnswer } from "./repair_rules.ts";
+import type { Repair } from "./repair_schema.ts";
+import {
+  insertWorksOrder,
+  lockWorksOrder,
+  raiseTargets,
+  updateWorksOrder,
+  worksOrderRow,
+  worksOrdersPage,
+  type WorksOrderRow,
+} from "./works_order_queries.ts";
+import {
+  CancelWorksOrderBody,
+  openWorksOrderStatuses,
+  RaiseWorksOrderBody,
+  WorksOrder,
+  WorksOrdersQuery,
+  type WorksOrderPurpose,
+} from "./works_order_schema.ts";
+
+const params = Type.Object({ id: Id }, { additionalProperties: false });
+const nowText = () => new Date().toISOString();
+
+/** The clocks each purpose serves, in the order a default `requiredBy` is looked for. */
+export const purposeClocks: Record<WorksOrderPurpose, readonly string[]> = {
+  investigation: ["emergency_investigate", "significant_investigate"],
+  make_safe: ["emergency_make_safe"],
+  safety_work: ["safety_work_start"],
+  preventative_work: ["preventative_work_start"],
+  repair: [],
+};
+
+/** The dueAt of the repair's clock the purpose serves (the first open one, else the first), or null. */
+export function defaultRequiredBy(repair: Repair, purpose: WorksOrderPurpose): string | null {
+  const served = (repair.clocks ?? []).filter((c) => purposeClocks[purpose].includes(c.kind));
+  const open = served.find((c) => c.status === "running" || c.status === "breached");
+  return (open ?? served[0])?.dueAt ?? null;
+}
+
+/** A works order as answered (the row without its list position). */
+export function worksOrderAnswer(row: WorksOrderRow): WorksOrder {
+  const { sortRequired: _, ...order } = row;
+  return order;
+}
+
+/** What every write of a works order records besides itself: its activity entry and its event. */
+export async function recordWorksOrderWrite(
+  tx: Tx,
+  principal: Principal,
+  requestId: string,
+  write: { action: string; order: WorksOrder; detail: Record<string, unknown>; event: EventType<typeof WorksOrder> },
+) {
+  await recordActivity(tx, {
+    workspaceId: principal.workspaceId,
+    keyId: principal.keyId,
+    userId: principal.createdByUserId,
+    action: `maintenance-pro.${write.action}`,
+    subjectKind: "works_order",
+    subjectId: write.order.id,
+    detail: { reference: write.order.reference, revision: write.order.revision, ...write.detail },
+  });
+  await recordEvent(tx, write.event, {
+    workspaceId: principal.workspaceId,
+    subjectId: write.order.id,
+    data: write.order,
+    requestId,
+    actor: keyActor(principal),
+  });
+}
+
+const orderShape =
+  "Every answer is the whole works order: every field present, `null` when it has no value; instants in UTC with " +
+  "milliseconds. Statuses: `raised`, then `accepted` or `declined` (final); then `scheduled`, `attended`, " +
+  "`completed` (final), or `no_access` (a new appointment makes it `scheduled` again); `cancelled` by the agency " +
+  "from any open status (`raised`, `accepted`, `scheduled`, `attended`, `no_access`), final.";
+
+/** Raises a works order on a repair for a contractor. */
+export const raiseWorksOrder = operation({
+  id: "maintenancePro.raiseWorksOrder",
+  group: "maintenance-pro",
+  method: "POST",
+  path: "/maintenance-pro/repairs/:id/works-orders",
+  summary: "Raises a works order on a repair for a contractor.",
+  description: [
+    "Gives the repair's work to a contractor: answers 201 with the order, status `raised`, `revision` 1, reference " +
+      "`<repair reference>/<n>` (`R-7/1`, `R-7/2`, …: counted per repair without gaps). `instructions` are stored " +
+      "trimmed.",
+    "`requiredBy` defaults to the `dueAt` of the repair's clock the purpose serves, at the moment of raising: " +
+      "`investigation` the investigate clock (`emergency_investigate` or `significant_investigate`), `make_safe` " +
+      "`emergency_make_safe`, `safety_work` `safety_work_start`, `preventative_work` `preventative_work_start` (an " +
+      "open clock first, else a met or ceased one); `null` for `repair`, or when the repair has no such clock. A " +
+      "`requiredBy` sent is kept as sent.",
+    "`keySetId` (optional) names a key set of the repair's unit the contractor needs; the contractor's page shows " +
+      "it.",
+    "Refusals, in this order, the first that fails answering: the body's schema (400 `RequestInvalid`), an unknown " +
+      "repair or one of another workspace (404 `RepairNotFound {repairId}`), a `completed` or `cancelled` repair " +
+      "(409 `RepairClosed {repairId, status}`), an unknown or archived contact (404 `ContactNotFound " +
+      "{contactId}`), a contact without the role `contractor` (409 `NotAContractor {contactId}`), a key set unknown " +
+      "or not of the repair's unit (400 `KeySetNotOfUnit {keySetId}`). A refusal writes nothing.",
+    "A successful raise is recorded in the activity log (with the key id and its user) and as the event " +
+      "`works_order.raised`, in the same transaction.",
+    orderShape,
+  ].join("\n\n"),
+  params,
+  body: RaiseWorksOrderBody,
+  response: WorksOrder,
+  status: 201,
+  errors: [RepairNotFound, RepairClosed, ContactNotFound, NotAContractor, KeySetNotOfUnit],
+  run: async ({ app, db, principal, params, body, requestId }) => {
+    const now = nowText();
+    const calendar = await currentWorkingCalendar(app.db);
+    const { workspaceId } = principal;
+    const order = await db.begin(async (tx) => {
+      const row = await lockRepair(tx, workspaceId, params.id);
+      if (!row) throw new RepairNotFound({ repairId: params.id });
+      if (row.status === "completed" || row.status === "cancelled")
+        throw new RepairClosed({ repairId: row.id, status: row.status });
+      const targets = await raiseTargets(tx, workspaceId, {
+        contactId: body.contractorContactId,
+        keySetId: body.keySetId ?? null,
+      });
+      if (targets.contactRoles === null) throw new ContactNotFound({ contactId: body.contractorContactId });
+      if (!targets.contactRoles.includes("contractor"))
+        throw new NotAContractor({ contactId: body.contractorContactId });
+      if (
+        body.keySetId !== undefined &&
+        (targets.keySetUnitId === undefined || row.unitId === null || targets.keySetUnitId !== row.unitId)
+      )
+        throw new KeySetNotOfUnit({ keySetId: body.keySetId });
+      const repair = repairAnswer(row, { calendar, prsInForceFrom: app.config.prsInForceFrom, now });
+      const inserted = await insertWorksOrder(tx, {
+        workspaceId,
+        id: ulid(),
+        repairId: row.id,
+        repairReference: row.reference ?? row.id,
+        contractorContactId: body.contractorContactId,
+        purpose: body.purpose,
+        instructions: body.instructions.trim(),
+        requiredBy:
+          body.requiredBy === undefined ? defaultRequiredBy(repair, body.purpose) : instantText(body.requiredBy),
+        keySetId: body.keySetId ?? null,
+        now,
+      });
+      const order = worksOrderAnswer(inserted);
+      await recordWorksOrderWrite(tx, principal, requestId, {
+        action: "works_order_raised",
+        order,
+        detail: { repairId: order.repairId, contractorContactId: order.contractorContactId, purpose: order.purpose },
+        event: worksOrderRaised,
+      });
+      return order;
+    });
+    return new Reply(order, 201);
+  },
+});
+
+/** A works order. */
+export const worksOrder = operation({
+  id: "maintenancePro.worksOrder",
+  group: "maintenance-pro",
+  method: "GET",
+  path: "/maintenance-pro/works-orders/:id",
+  summary: "A works order.",
+  description: [
+    "The works order. An unknown one, or one of another workspace, is 404 `WorksOrderNotFound {worksOrderId}`.",
+    orderShape,
+  ].join("\n\n"),
+  params,
+  response: WorksOrder,
+  errors: [WorksOrderNotFound],
+  run: async ({ db, principal, params }) => {
+    const row = await worksOrderRow(db, principal.workspaceId, params.id);
+    if (!row) throw new WorksOrderNotFound({ worksOrderId: params.id });
+    return worksOrderAnswer(row);
+  },
+});
+
+/** The workspace's works orders, what is required first. */
+export const worksOrders = operation({
+  id: "maintenancePro.worksOrders",
+  group: "maintenance-pro",
+  method: "GET",
+  path: "/maintenance-pro/works-orders",
+  summary: "Works orders, what is required first.",
+  description: [
+    "The workspace's works orders by `requiredBy` (orders without one last), then `id`.",
+    "Filters (all optional, combined with and): `repairId`, `contractorContactId`, `status` (one of the eight; " +
+      "else 400), `requiredBefore` (orders whose `requiredBy` is strictly before it). A filter naming an unknown " +
+      "repair or contact gives an empty list. Unknown query parameters are refused (400).",
+    "Pages: `limit` (default 50, at most 200). When more orders follow, the answer carries " +
+      '`Link: <…>; rel="next"`, an absolute URL repeating the query with a `cursor`; the last page has none. The ' +
+      "body stays a plain array.",
+    orderShape,
+  ].join("\n\n"),
+  query: WorksOrdersQuery,
+  response: Type.Array(WorksOrder, { title: "WorksOrders" }),
+  responseHeaders: linkHeader,
+  run: async ({ db, principal, query, url }) => {
+    const limit = query.limit ?? 50;
+    const after =
+      query.cursor === undefined
+        ? undefined
+        : decodeCursor(query.cursor, [cursorFields.instantOrNull, cursorFields.id]);
+    const rows = await worksOrdersPage(db, principal.workspaceId, pageQuery(query, after, limit));
+    const more = rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    const answer = page.map(worksOrderAnswer);
+    if (!more) return answer;
+    const last = page.at(-1)!;
+    return new Reply(answer, undefined, { link: nextLink(url, encodeCursor([last.sortRequired, last.id])) });
+  },
+});
+
+function pageQuery(query: Static<typeof WorksOrdersQuery>, after: (string | null)[] | undefined, limit: number) {
+  return {
+    repairId: query.repairId,
+    contractorContactId: query.contractorContactId,
+    status: query.status,
+    requiredBefore: query.requiredBefore === undefined ? undefined : instantText(query.requiredBefore),
+    after: after ? { required: after[0]!, id: after[1]! } : undefined,
+    take: limit + 1,
+  };
+}
+
+/** Cancels a works order; a cancelled one is returned unchanged. */
+export const cancelWorksOrder = operation({
+  id: "maintenancePro.cancelWorksOrder",
+  group: "maintenance-pro",
+  method: "POST",
+  path: "/maintenance-pro/works-orders/:id/cancel",
+  summary: "Cancels a works order.",
+  description: [
+    "The agency cancels a works order from any open status (`raised`, `accepted`, `scheduled`, `attended`, " +
+      "`no_access`): status `cancelled`, `cancelledAt` now, `cancelReason` the reason (stored trimmed). The " +
+      "contractor's link stops accepting writes. The repair is not changed.",
+    "Cancelling a cancelled order answers 200 with it unchanged, whatever the reason or revision (nothing " +
+      "recorded): repeating the call is safe.",
+    "Refusals, in this order, the first that fails answering: the body's schema (400 `RequestInvalid`), an unknown " +
+      "order or one of another workspace (404 `WorksOrderNotFound {worksOrderId}`), a stale `expectedRevision` (409 " +
+      "`RevisionConflict {expectedRevision, currentRevision}`), then a `declined` or `completed` order (409 " +
+      "`WorksOrderClosed {worksOrderId, status}`). Of the agency cancelling while the contractor writes, exactly " +
+      "one wins: the other is refused (`RevisionConflict` here, or the page says the order was cancelled).",
+    "A successful cancel moves `revision` up by one and is recorded in the activity log (with the key id and its " +
+      "user) and as the event `works_order.cancelled`, in the same transaction.",
+    orderShape,
+  ].join("\n\n"),
+  params,
+  body: CancelWorksOrderBody,
+  response: WorksOrder,
+  errors: [WorksOrderNotFound, RevisionConflict, WorksOrderClosed],
+  hints: { idempotent: true },
+  run: async ({ db, principal, params, body, requestId }) => {
+    const now = nowText();
+    return db.begin(async (tx) => {
+      const row = await lockWorksOrder(tx, principal.workspaceId, params.id);
+      if (!row) throw new WorksOrderNotFound({ worksOrderId: params.id });
+      if (row.status === "cancelled") return worksOrderAnswer(row);
+      if (row.revision !== body.expectedRevision)
+        throw new RevisionConflict({ expectedRevision: body.expectedRevision, currentRevision: row.revision });
+      if (!openWorksOrderStatuses.includes(row.status))
+        throw new WorksOrderClosed({ worksOrderId: row.id, status: row.status });
+      const updated = await updateWorksOrder(tx, principal.workspaceId, row.id, row.revision, {
+        status: "cancelled",
+        cancelReason: body.reason.trim(),
+        cancelledAt: now,
+        now,
+      });
+      if (!updated) throw new RevisionConflict({ expectedRevision: row.revision, currentRevision: row.revision + 1 });
+      const order = worksOrderAnswer(updated);
+      await recordWorksOrderWrite(tx, principal, requestId, {
+        action: "works_order_cancelled",
+        order,
+        detail: { reason: order.cancelReason, from: row.status },
+        event: worksOrderCancelled,
+      });
+      return order;
+    });
+  },
+});
+
+/** Every works order operation, in the order of the group's documentation. */
+export const worksOrderOperations = [raiseWorksOrder, worksOrder, worksOrders, cancelWorksOrder];

@@ -1,0 +1,141 @@
+/** The SQL of works orders: storing them, reading one, locking one, the list, and what raising one checks. */
+import type { Db, Tx } from "../core/db.ts";
+import type { WorksOrder, WorksOrderPurpose, WorksOrderStatus } from "./works_order_schema.ts";
+
+/** A works order as stored, with the position it has in the list. */
+export type WorksOrderRow = WorksOrder & { sortRequired: string | null };
+
+const columns = (db: Db | Tx) => db`
+  o.id, o.reference, o.repair_id, o.contractor_contact_id, o.purpose, o.instructions,
+  iso(o.required_by) as required_by, o.status, o.key_set_id,
+  case when o.appointment_starts_at is null then null
+    else json_build_object('startsAt', iso(o.appointment_starts_at), 'endsAt', iso(o.appointment_ends_at))
+  end as appointment,
+  o.decline_reason, o.cancel_reason, iso(o.cancelled_at) as cancelled_at, o.revision,
+  iso(o.created_at) as created_at, iso(o.updated_at) as updated_at, o.required_by::text as sort_required`;
+
+/** A works order of the workspace, or undefined. */
+export async function worksOrderRow(db: Db | Tx, workspaceId: string, id: string): Promise<WorksOrderRow | undefined> {
+  const [row] = await db<WorksOrderRow[]>`
+    select ${columns(db)} from works_orders o where o.workspace_id = ${workspaceId} and o.id = ${id}`;
+  return row;
+}
+
+/** A works order of the workspace, locked until the transaction ends, or undefined. */
+export async function lockWorksOrder(tx: Tx, workspaceId: string, id: string): Promise<WorksOrderRow | undefined> {
+  const [row] = await tx<WorksOrderRow[]>`
+    select ${columns(tx)} from works_orders o where o.workspace_id = ${workspaceId} and o.id = ${id}
+    for no key update`;
+  return row;
+}
+
+/** What raising an order reads besides the repair: the contact's roles and the key set's unit. */
+export async function raiseTargets(
+  tx: Tx,
+  workspaceId: string,
+  input: { contactId: string; keySetId: string | null },
+): Promise<{ contactRoles: string[] | null; keySetUnitId: string | null | undefined }> {
+  const [row] = await tx<{ contactRoles: string[] | null; keySetFound: boolean; keySetUnitId: string | null }[]>`
+    select
+      (select c.roles from contacts c where c.workspace_id = ${workspaceId} and c.id = ${input.contactId}
+        and c.archived_at is null) as contact_roles,
+      exists (select 1 from key_sets k where k.workspace_id = ${workspaceId} and k.id = ${input.keySetId})
+        as key_set_found,
+      (select k.unit_id from key_sets k where k.workspace_id = ${workspaceId} and k.id = ${input.keySetId})
+        as key_set_unit_id`;
+  return { contactRoles: row!.contactRoles, keySetUnitId: row!.keySetFound ? row!.keySetUnitId : undefined };
+}
+
+/** Stores a new works order taking the repair's next number (the caller holds the repair's lock). */
+export async function insertWorksOrder(
+  tx: Tx,
+  order: {
+    workspaceId: string;
+    id: string;
+    repairId: string;
+    repairReference: string;
+    contractorContactId: string;
+    purpose: WorksOrderPurpose;
+    instructions: string;
+    requiredBy: string | null;
+    keySetId: string | null;
+    now: string;
+  },
+): Promise<WorksOrderRow> {
+  const [row] = await tx<WorksOrderRow[]>`
+    with next as (
+      select coalesce(max(seq), 0) + 1 as seq from works_orders
+      where workspace_id = ${order.workspaceId} and repair_id = ${order.repairId}
+    ), o as (
+      insert into works_orders (workspace_id, id, repair_id, seq, reference, contractor_contact_id, purpose,
+        instructions, required_by, status, key_set_id, created_at, updated_at)
+      select ${order.workspaceId}, ${order.id}, ${order.repairId}, next.seq,
+        ${order.repairReference} || '/' || next.seq,
+        ${order.contractorContactId}, ${order.purpose}, ${order.instructions}, ${order.requiredBy}, 'raised',
+        ${order.keySetId}, ${order.now}, ${order.now}
+      from next
+      returning *
+    )
+    select ${columns(tx)} from o`;
+  return row!;
+}
+
+/** Changes a works order's status and fields, moving its revision up by one; undefined if its revision moved. */
+export async function updateWorksOrder(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+  revision: number,
+  changes: {
+    status: WorksOrderStatus;
+    cancelReason?: string;
+    cancelledAt?: string;
+    declineReason?: string;
+    appointment?: { startsAt: string; endsAt: string };
+    now: string;
+  },
+): Promise<WorksOrderRow | undefined> {
+  const [row] = await tx<WorksOrderRow[]>`
+    with o as (
+      update works_orders set status = ${changes.status},
+        cancel_reason = coalesce(${changes.cancelReason ?? null}, cancel_reason),
+        cancelled_at = coalesce(${changes.cancelledAt ?? null}::timestamptz, cancelled_at),
+        decline_reason = coalesce(${changes.declineReason ?? null}, decline_reason),
+        appointment_starts_at = coalesce(${changes.appointment?.startsAt ?? null}::timestamptz, appointment_starts_at),
+        appointment_ends_at = coalesce(${changes.appointment?.endsAt ?? null}::timestamptz, appointment_ends_at),
+        revision = revision + 1, updated_at = ${changes.now}
+      where workspace_id = ${workspaceId} and id = ${id} and revision = ${revision}
+      returning *
+    )
+    select ${columns(tx)} from o`;
+  return row;
+}
+
+/** The list's filters and position. */
+export interface WorksOrdersPageQuery {
+  repairId?: string;
+  contractorContactId?: string;
+  status?: WorksOrderStatus;
+  requiredBefore?: string;
+  after?: { required: string | null; id: string };
+  take: number;
+}
+
+/** A page of the workspace's works orders: by requiredBy (none last), then id. */
+export async function worksOrdersPage(db: Db, workspaceId: string, q: WorksOrdersPageQuery): Promise<WorksOrderRow[]> {
+  const key = db`coalesce(o.required_by, 'infinity')`;
+  return db<WorksOrderRow[]>`
+    select ${columns(db)} from works_orders o
+    where o.workspace_id = ${workspaceId}
+      ${q.repairId === undefined ? db`` : db`and o.repair_id = ${q.repairId}`}
+      ${q.contractorContactId === undefined ? db`` : db`and o.contractor_contact_id = ${q.contractorContactId}`}
+      ${q.status === undefined ? db`` : db`and o.status = ${q.status}`}
+      ${q.requiredBefore === undefined ? db`` : db`and o.required_by < ${q.requiredBefore}`}
+      ${
+        q.after === undefined
+          ? db``
+          : db`and (${key}, o.id) > (coalesce(${q.after.required}::timestamptz, 'infinity'), ${q.after.id})`
+      }
+    order by ${key}, o.id
+    limit ${q.take}`;
+}
