@@ -2,9 +2,9 @@
  * The landlord's invitation pages: small server-rendered HTML, one per state of a link, with no script and only our
  * own inline style (allowed by its hash). Every interpolated value is escaped; nothing is said beyond the invitation.
  */
-import { createHash } from "node:crypto";
 import { ukTimeText } from "../core/dates.ts";
-import { type Html, html, raw } from "../core/html.ts";
+import { type Html, html } from "../core/html.ts";
+import { pageFrame } from "./page_frame.ts";
 import type { InvitationState } from "./invitation_state.ts";
 import type { InvitationView } from "./queries.ts";
 
@@ -23,15 +23,10 @@ button:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
 @media (max-width: 36rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }
 `;
 
+const frame = pageFrame(style);
+
 /** The Content-Security-Policy of the pages: nothing loads, only our style applies, the form posts to us. */
-export const portalPolicy = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash("sha256").update(style).digest("base64")}'`,
-  "img-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+export const portalPolicy = frame.policy;
 
 /**
  * The target of a pending page's form, relative to the page's own path (so it holds behind a proxy that adds a
@@ -128,45 +123,8 @@ reference <code>${detail.text ?? ""}</code>.</p>`,
 /** The HTML of a page. */
 export function portalHtml(kind: PageKind, view: InvitationView | undefined, detail: PageDetail = {}): string {
   const page = content(kind, view, detail);
-  // The style is a constant of this module: a <style> body decodes no entities, and the policy names its hash.
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>${page.title}</title>
-<style>${raw(style)}</style>
-</head>
-<body>
-<main>
-<h1>${page.title}</h1>
-${page.body}
-</main>
-</body>
-</html>
-`.toString();
+  return frame.document(page.title, page.body);
 }
 
 /** A page as a response: UTF-8 HTML under the policy, never sniffed, cached, framed or referred from. */
-export function portalPage(
-  status: number,
-  html: string,
-  requestId: string,
-  headers: Record<string, string> = {},
-): Response {
-  return new Response(html, {
-    status,
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "content-security-policy": portalPolicy,
-      "x-content-type-options": "nosniff",
-      "cache-control": "no-store",
-      "referrer-policy": "no-referrer",
-      "x-frame-options": "DENY",
-      "x-request-id": requestId,
-      ...headers,
-    },
-  });
-}
+export const portalPage = frame.response;

@@ -3,9 +3,9 @@
  * script and only our own inline style (allowed by its hash). Every interpolated value is escaped. No page says
  * whether a postcode, email or mobile is known.
  */
-import { createHash } from "node:crypto";
 import { ukTimeText } from "../core/dates.ts";
-import { type Html, html, raw } from "../core/html.ts";
+import { type Html, html } from "../core/html.ts";
+import { pageFrame } from "./page_frame.ts";
 import type { ClockKind } from "./clocks.ts";
 import { categories, type Repair } from "./repair_schema.ts";
 import type { TenantLinkView } from "./tenant_queries.ts";
@@ -37,54 +37,16 @@ label.inline { display: inline; margin-right: 1.5rem; }
 @media (max-width: 36rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }
 `;
 
+const frame = pageFrame(style);
+
 /** The Content-Security-Policy of the pages: nothing loads, only our style applies, forms post to us. */
-export const tenantPolicy = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash("sha256").update(style).digest("base64")}'`,
-  "img-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+export const tenantPolicy = frame.policy;
 
 /** A whole page around a title and body. */
-export function tenantHtml(title: string, body: Html): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>${title}</title>
-<style>${raw(style)}</style>
-</head>
-<body>
-<main>
-<h1>${title}</h1>
-${body}
-</main>
-</body>
-</html>
-`.toString();
-}
+export const tenantHtml = frame.document;
 
 /** A page as a response: UTF-8 HTML under the policy, never sniffed, cached, framed or referred from. */
-export function tenantPage(status: number, page: string, requestId: string, headers: Record<string, string> = {}) {
-  return new Response(page, {
-    status,
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "content-security-policy": tenantPolicy,
-      "x-content-type-options": "nosniff",
-      "cache-control": "no-store",
-      "referrer-policy": "no-referrer",
-      "x-frame-options": "DENY",
-      "x-request-id": requestId,
-      ...headers,
-    },
-  });
-}
+export const tenantPage = frame.response;
 
 /** The form asking for a link; `problem` is a line saying what to fix. */
 export function linkRequestHtml(workspaceName: string, problem?: string): string {
