@@ -40,15 +40,9 @@ export interface TenantLinkJob {
   contact: string;
 }
 
-let ensured: Promise<void> | undefined;
-
-/** Creates the link queue and its dead-letter queue if missing (once a process). */
+/** Creates the link queue and its dead-letter queue if missing (once for each queue client: `Jobs` keeps it). */
 export function ensureTenantLinkQueue(jobs: Jobs): Promise<void> {
-  ensured ??= jobs.ensureQueue(tenantLinkQueue, tenantLinkQueuePolicy).catch((error) => {
-    ensured = undefined;
-    throw error;
-  });
-  return ensured;
+  return jobs.ensureQueue(tenantLinkQueue, tenantLinkQueuePolicy);
 }
 
 /** The page of a link: `<public base>/report/<slug>/t/<token>`. */
