@@ -42,6 +42,8 @@ const globalKeys: Record<string, string> = {
     "every request finds its key by the hash of the x-api-key header before it knows the workspace",
   "portal_invitations.portal_invitations_token_hash_key":
     "a landlord opens an invitation link by its token alone, before the workspace is known",
+  "tenant_links.tenant_links_token_hash_key":
+    "a tenant's link is found by its token's hash alone; the workspace slug in its URL is checked against it after",
   "sms_numbers.sms_numbers_pkey":
     "an inbound SMS webhook names the number it was sent to: the number routes it to its workspace (one each)",
   "webhook_deliveries.webhook_deliveries_pkey":
