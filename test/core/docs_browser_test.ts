@@ -3,7 +3,7 @@
  * request to anything but the service blocked: the reference renders, readable, from the service alone.
  */
 import { eventTypes } from "../../src/event_types.ts";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
@@ -12,6 +12,9 @@ import { harness } from "../support/harness.ts";
 import { startService, type RunningService } from "../support/service.ts";
 import { operations } from "../../src/operations.ts";
 import { publicRoutes } from "../../src/public_routes.ts";
+
+// Swagger UI renders every operation: on a loaded 2-core machine a click took over the default 5 s.
+setDefaultTimeout(30_000);
 
 // The callbacks given to page.evaluate run in the page; the project compiles without the DOM library.
 declare const window: any, document: any, getComputedStyle: (el: unknown) => { textDecorationLine: string };
