@@ -66,6 +66,19 @@ export async function repairRow(db: Db | Tx, workspaceId: string, id: string): P
   return row;
 }
 
+/** The repairs of a tenancy, newest first (at most `limit`): the tenant's page, in one statement. */
+export async function tenancyRepairRows(
+  db: Db | Tx,
+  workspaceId: string,
+  tenancyId: string,
+  limit: number,
+): Promise<RepairRow[]> {
+  return db<RepairRow[]>`
+    select ${repairColumns(db)} from repairs r
+    where r.workspace_id = ${workspaceId} and r.tenancy_id = ${tenancyId}
+    order by r.created_at desc, r.id desc limit ${limit}`;
+}
+
 /** A repair of the workspace, locked until the transaction ends (its writes run one at a time), or undefined. */
 export async function lockRepair(tx: Tx, workspaceId: string, id: string): Promise<RepairRow | undefined> {
   const [row] = await tx<RepairRow[]>`

@@ -15,10 +15,10 @@ import { ensureTenantLinkQueue, type TenantLinkJob, tenantLinkQueue } from "./te
 import { linkRequestHtml, linkSentHtml, noticeHtml, reportedHtml, tenancyHtml, tenantPage } from "./tenant_page.ts";
 import { ulid } from "ulid";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
-import { repairRow } from "./queries.ts";
+import { tenancyRepairRows } from "./queries.ts";
 import { repairAnswer } from "./repair_rules.ts";
 import { readReportForm, reportByTenant } from "./tenant_report.ts";
-import { reportWorkspace, type TenantLinkView, tenancyRepairs, tenantLinkByHash } from "./tenant_queries.ts";
+import { reportWorkspace, type TenantLinkView, tenantLinkByHash } from "./tenant_queries.ts";
 
 /** Link requests a minute for one postcode of one workspace, whoever asks. */
 export const postcodeRequestsPerMinute = 5;
@@ -131,11 +131,8 @@ async function tenancyPage(req: PublicRequest, view: TenantLinkView, problems: s
     prsInForceFrom: req.app.config.prsInForceFrom,
     now,
   };
-  const repairs = [];
-  for (const listed of await tenancyRepairs(req.app.db, view.workspaceId, view.tenancyId)) {
-    const row = await repairRow(req.app.db, view.workspaceId, listed.id);
-    if (row) repairs.push(repairAnswer(row, context));
-  }
+  const rows = await tenancyRepairRows(req.app.db, view.workspaceId, view.tenancyId, 100);
+  const repairs = rows.map((row) => repairAnswer(row, context));
   return tenancyHtml(view, repairs, ulid(), problems);
 }
 
