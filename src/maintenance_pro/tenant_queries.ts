@@ -62,7 +62,7 @@ export interface TenantLinkView {
   expired: boolean;
 }
 
-/** The link of a token's hash, or undefined. */
+/** The link of a token's hash, or undefined (a suspended workspace's links, like its report page, are not found). */
 export async function tenantLinkByHash(db: Db | Tx, tokenHash: Buffer): Promise<TenantLinkView | undefined> {
   const [row] = await db<TenantLinkView[]>`
     select l.workspace_id as "workspaceId", w.name as "workspaceName", w.slug as "workspaceSlug",
@@ -76,25 +76,8 @@ export async function tenantLinkByHash(db: Db | Tx, tokenHash: Buffer): Promise<
     join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id
     join properties p on p.workspace_id = u.workspace_id and p.id = u.property_id
     join contacts c on c.workspace_id = l.workspace_id and c.id = l.contact_id
-    where l.token_hash = ${tokenHash}`;
+    where l.token_hash = ${tokenHash} and w.suspended_at is null`;
   return row;
-}
-
-/** A repair as the tenant's page lists it. */
-export interface TenantRepairRow {
-  id: string;
-  reference: string | null;
-  title: string | null;
-  status: string;
-  createdAt: string;
-}
-
-/** The repairs of a tenancy, newest first. */
-export async function tenancyRepairs(db: Db | Tx, workspaceId: string, tenancyId: string): Promise<TenantRepairRow[]> {
-  return db<TenantRepairRow[]>`
-    select id, reference, title, status, iso(created_at) as "createdAt"
-    from repairs where workspace_id = ${workspaceId} and tenancy_id = ${tenancyId}
-    order by created_at desc, id desc limit 100`;
 }
 
 /** Whether a workspace of the slug exists and is not suspended. */

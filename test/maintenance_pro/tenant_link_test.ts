@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { buildApp } from "../../src/app.ts";
 import { createMailer, outboxDir } from "../../src/email/transport.ts";
 import { deliverTenantLinks, type TenantLinkJob, tenantLinkQueue } from "../../src/maintenance_pro/tenant_link.ts";
+import { hashInvitationToken } from "../../src/maintenance_pro/invitation_token.ts";
 import { tenantPolicy } from "../../src/maintenance_pro/tenant_page.ts";
 import { postcodeRequestsPerMinute } from "../../src/maintenance_pro/tenant_routes.ts";
 import { harness } from "../support/harness.ts";
@@ -139,6 +140,24 @@ test("an expired link and the link of an ended tenancy are refused with a page s
   expect(await expired.text()).toContain("This link has expired");
   expect((await get(`/report/${ws.slug}/t/${"A".repeat(43)}`)).status).toBe(404);
   expect((await get(`/report/other-slug/t/${token}`)).status).toBe(404);
+});
+
+test("a suspended workspace's links and report page are not found, and its links report nothing", async () => {
+  const other = await h.workspace();
+  const t = await h.rows(other).contact({ name: "Sam Tenant", email: "sam@example.test", roles: ["tenant"] });
+  const propertyId = await h.rows(other).property();
+  const unitId = await h.rows(other).unit({ propertyId });
+  const tenancyId = await h.rows(other).tenancy({ unitId, occupants: [{ contactId: t, isLead: true }] });
+  const token = "S".repeat(43);
+  await db`insert into tenant_links (workspace_id, id, tenancy_id, contact_id, token_hash, expires_at)
+           values (${other.id}, 'link-suspended', ${tenancyId}, ${t}, ${hashInvitationToken(token)},
+                   now() + interval '1 hour')`;
+  expect((await get(`/report/${other.slug}/t/${token}`)).status).toBe(200);
+  await db`update workspaces set suspended_at = now() where id = ${other.id}`;
+  expect((await get(`/report/${other.slug}`)).status).toBe(404);
+  const page = await get(`/report/${other.slug}/t/${token}`);
+  expect(page.status).toBe(404);
+  expect(await page.text()).toContain("Link not recognised");
 });
 
 test("a cross-site post is refused and queues nothing", async () => {
