@@ -17,6 +17,12 @@ export interface OutgoingEmail {
   reference: string;
 }
 
+/** The Message-ID of the message `reference`, in the domain of the From address (`lettings.invalid` without one). */
+export function messageIdOf(from: string, reference: string): string {
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "lettings.invalid";
+  return `<${reference}@${domain}>`;
+}
+
 /** Where a message went. */
 export interface SentEmail {
   transport: "smtp" | "outbox";

@@ -2,7 +2,7 @@
 import type { JobResult, JobWithMetadata } from "pg-boss";
 import { queues, type Jobs, type QueuePolicy } from "../core/jobs.ts";
 import type { AppContext } from "../core/operation.ts";
-import { createMailer, type Mailer, type SentEmail } from "../email/transport.ts";
+import { createMailer, type Mailer, messageIdOf, type SentEmail } from "../email/transport.ts";
 import { invitationEmail } from "./invitation_email.ts";
 import { hashInvitationToken, invitationLink, newInvitationToken } from "./invitation_token.ts";
 import { lockDelivery, markFailed, markSent, markSkipped } from "./queries.ts";
@@ -40,11 +40,6 @@ export function ensureInviteEmailQueue(jobs: Jobs): Promise<void> {
 /** What one run of an invitation's job did. */
 export type DeliveryOutcome = "sent" | "already_sent" | "skipped" | "missing";
 
-/** The domain of the From address, for Message-IDs. */
-function senderDomain(from: string): string {
-  return /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "lettings.invalid";
-}
-
 /**
  * Sends one invitation's email unless its ledger says it was sent. The ledger row stays locked while the
  * message goes out and is marked sent in the same transaction, so concurrent or repeated runs of the job send
@@ -81,7 +76,7 @@ export async function deliverInvitationEmail(
       sent = await mailer.send({
         to: delivery.email,
         ...parts,
-        messageId: `<invitation-${invitationId}@${senderDomain(ctx.config.emailFrom)}>`,
+        messageId: messageIdOf(ctx.config.emailFrom, `invitation-${invitationId}`),
         reference: `invitation-${invitationId}`,
       });
     } catch (error) {

@@ -11,7 +11,7 @@ import type { Jobs, QueuePolicy } from "../core/jobs.ts";
 import type { AppContext } from "../core/operation.ts";
 import { ukTimeText } from "../core/dates.ts";
 import { html } from "../core/html.ts";
-import { createMailer, type Mailer } from "../email/transport.ts";
+import { createMailer, type Mailer, messageIdOf } from "../email/transport.ts";
 import { hashInvitationToken, newInvitationToken } from "./invitation_token.ts";
 import { oneLine } from "./invitation_email.ts";
 import { insertTenantLink, matchTenants } from "./tenant_queries.ts";
@@ -80,11 +80,6 @@ export function tenantLinkEmail(input: { workspaceName: string; link: string; ex
   return { subject, text, html: markup.toString() };
 }
 
-/** The domain of the From address, for Message-IDs. */
-function senderDomain(from: string): string {
-  return /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "lettings.invalid";
-}
-
 /**
  * Answers one link request: for each occupant it matches that has an email address, a new link is stored (its
  * token's hash) and emailed. Returns how many links were sent. A request that matches nothing sends nothing.
@@ -120,7 +115,7 @@ export async function deliverTenantLinks(
     await mailer.send({
       to: match.email,
       ...tenantLinkEmail({ workspaceName: match.workspaceName, link, expiresAt }),
-      messageId: `<tenant-link-${id}@${senderDomain(ctx.config.emailFrom)}>`,
+      messageId: messageIdOf(ctx.config.emailFrom, `tenant-link-${id}`),
       reference: `tenant-link-${id}`,
     });
     sent++;
