@@ -1,15 +1,14 @@
 /** The maintenance-pro group's repair operations: report, read, list, triage, milestones, access attempts, cancel. */
 import { Type, type Static } from "@sinclair/typebox";
 import { ulid } from "ulid";
-import { recordActivity } from "../core/activity.ts";
 import type { Tx } from "../core/db.ts";
 import { RequestIdReused, RevisionConflict } from "../core/errors.ts";
 import { idempotent, type LedgerAnswer } from "../core/idempotency.ts";
 import { operation, RawJson, Reply, type AppContext } from "../core/operation.ts";
 import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
 import { Id } from "../core/schema.ts";
-import { keyActor, recordEvent } from "../events/record.ts";
 import type { EventType } from "../events/event_type.ts";
+import { recordKeyWrite } from "./write_record.ts";
 import type { Principal } from "../core/auth.ts";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
 import type { ClockContext } from "./clocks.ts";
@@ -81,32 +80,13 @@ async function clockContext(app: AppContext, now: string, calendarVersion?: numb
 const nowText = () => new Date().toISOString();
 const trimmed = (text: string | undefined) => (text === undefined ? null : text.trim());
 
-/** What every write of a repair records besides itself: its activity entry and its event. */
-async function recordWrite(
+/** What every write of a repair records besides itself: its activity entry and its events. */
+const recordWrite = (
   tx: Tx,
   principal: Principal,
   requestId: string,
   write: { action: string; repair: Repair; detail: Record<string, unknown>; events: EventType<typeof Repair>[] },
-) {
-  await recordActivity(tx, {
-    workspaceId: principal.workspaceId,
-    keyId: principal.keyId,
-    userId: principal.createdByUserId,
-    action: `maintenance-pro.${write.action}`,
-    subjectKind: "repair",
-    subjectId: write.repair.id,
-    detail: { reference: write.repair.reference, revision: write.repair.revision, ...write.detail },
-  });
-  for (const type of write.events) {
-    await recordEvent(tx, type, {
-      workspaceId: principal.workspaceId,
-      subjectId: write.repair.id,
-      data: write.repair,
-      requestId,
-      actor: keyActor(principal),
-    });
-  }
-}
+) => recordKeyWrite(tx, principal, requestId, { ...write, subjectKind: "repair", subject: write.repair });
 
 /** Writes a repair's changes with its open dues computed from the clocks it will have, and answers it. */
 async function writeRepair(

@@ -1,7 +1,6 @@
 /** The maintenance-pro group's works order operations: raise, read, list, cancel. */
 import { Type, type Static } from "@sinclair/typebox";
 import { ulid } from "ulid";
-import { recordActivity } from "../core/activity.ts";
 import type { Principal } from "../core/auth.ts";
 import type { Tx } from "../core/db.ts";
 import { RevisionConflict } from "../core/errors.ts";
@@ -9,7 +8,7 @@ import { operation, Reply } from "../core/operation.ts";
 import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
 import { Id } from "../core/schema.ts";
 import type { EventType } from "../events/event_type.ts";
-import { keyActor, recordEvent } from "../events/record.ts";
+import { recordKeyWrite } from "./write_record.ts";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
 import {
   ContactNotFound,
@@ -68,29 +67,19 @@ export function worksOrderAnswer(row: WorksOrderRow): WorksOrder {
 }
 
 /** What every write of a works order records besides itself: its activity entry and its event. */
-export async function recordWorksOrderWrite(
+const recordWorksOrderWrite = (
   tx: Tx,
   principal: Principal,
   requestId: string,
   write: { action: string; order: WorksOrder; detail: Record<string, unknown>; event: EventType<typeof WorksOrder> },
-) {
-  await recordActivity(tx, {
-    workspaceId: principal.workspaceId,
-    keyId: principal.keyId,
-    userId: principal.createdByUserId,
-    action: `maintenance-pro.${write.action}`,
+) =>
+  recordKeyWrite(tx, principal, requestId, {
+    action: write.action,
     subjectKind: "works_order",
-    subjectId: write.order.id,
-    detail: { reference: write.order.reference, revision: write.order.revision, ...write.detail },
+    subject: write.order,
+    detail: write.detail,
+    events: [write.event],
   });
-  await recordEvent(tx, write.event, {
-    workspaceId: principal.workspaceId,
-    subjectId: write.order.id,
-    data: write.order,
-    requestId,
-    actor: keyActor(principal),
-  });
-}
 
 const orderShape =
   "Every answer is the whole works order: every field present, `null` when it has no value; instants in UTC with " +
