@@ -30,12 +30,20 @@ const invite = (contactId: string) =>
   h.request("POST", `/maintenance-pro/landlords/${contactId}/portal-access/invite`, { key: ws.key });
 const linkPattern = new RegExp(`${portal.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}/invitations/([A-Za-z0-9_-]+)`);
 
-/** Waits for the n-th message to an address and reads it with the token of its link. */
+/**
+ * Waits for the n-th message to an address and reads it with the token of its link. The SMTP server has the
+ * message before the worker's transaction marks it sent, so this also waits for that commit (the stored hash).
+ */
 async function delivered(address: string, n = 1) {
   const message = await eventually(async () => smtp.to(address)[n - 1], `email ${n} to ${address}`);
   const email = parseEmail(message.raw);
-  const token = linkPattern.exec(email.text ?? "")?.[1];
-  return { message, email, token: token! };
+  const token = linkPattern.exec(email.text ?? "")?.[1]!;
+  const hash = hashInvitationToken(token);
+  await eventually(
+    async () => (await db`select 1 from portal_invitations where token_hash = ${hash}`)[0],
+    `invitation ${n} to ${address} marked sent`,
+  );
+  return { message, email, token };
 }
 
 describe("the invitation email", () => {
