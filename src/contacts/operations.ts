@@ -2,8 +2,8 @@
 import { ulid } from "ulid";
 import type { Tx } from "../core/db.ts";
 import { RequestIdReused, RequestInvalid } from "../core/errors.ts";
-import { isLedgerConflict, replay, type LedgerAnswer } from "../core/idempotency.ts";
-import { operation, RawJson, Reply } from "../core/operation.ts";
+import { isLedgerConflict, ledgerReply, replay, type LedgerAnswer } from "../core/idempotency.ts";
+import { operation } from "../core/operation.ts";
 import { keyActor } from "../events/record.ts";
 import { companyFields } from "./company_fields.ts";
 import { contactNorms } from "./normalise.ts";
@@ -86,11 +86,7 @@ export const createCompany = operation({
       answer = await replay(db, ledger);
     }
     // Postgres writes JSON with spaces (`"id" : …`); first or replayed, the answer goes out compact like every other.
-    return new Reply<typeof Company.static>(
-      new RawJson(JSON.stringify(JSON.parse(answer.bodyText))),
-      answer.status,
-      answer.replayed ? { "idempotent-replayed": "true" } : {},
-    );
+    return ledgerReply<typeof Company.static>({ ...answer, bodyText: JSON.stringify(JSON.parse(answer.bodyText)) });
   },
 });
 

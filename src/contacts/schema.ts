@@ -1,6 +1,6 @@
 /** TypeBox schemas of the contacts group: the company, its creation body, the duplicate check. */
 import { Type } from "@sinclair/typebox";
-import { Strict, Nullable, Id, Instant } from "../core/schema.ts";
+import { Strict, Nullable, Id, Instant, RequestId } from "../core/schema.ts";
 
 /** The roles a contact may hold. */
 export const roles = ["landlord", "tenant", "contractor", "supplier", "guarantor", "agent", "other"] as const;
@@ -84,17 +84,7 @@ export const Company = Strict(
 /** The body of POST /companies. */
 export const CreateCompanyBody = Strict(
   {
-    requestId: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 128,
-        pattern: "^[^\\x00-\\x1F\\x7F-\\x9F]+$",
-        description:
-          "1 to 128 printable characters. A retry with the same requestId and the same body replays the first " +
-          "answer (201, byte for byte, with `Idempotent-Replayed: true`) and creates nothing; with a " +
-          "different body it is refused with RequestIdReused. Kept at least 30 days.",
-      }),
-    ),
+    requestId: RequestId,
     name: Type.String({
       minLength: 1,
       maxLength: 200,

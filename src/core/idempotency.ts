@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type postgres from "postgres";
 import type { Db, Tx } from "./db.ts";
 import { RequestIdReused } from "./errors.ts";
+import { RawJson, Reply } from "./operation.ts";
 
 /** A fingerprint of a request body: SHA-256 of its JSON with keys sorted. */
 export function fingerprint(value: unknown): string {
@@ -51,6 +52,29 @@ export async function idempotent(
     update idempotency_ledger set status = ${result.status}, body = ${bodyText}
     where workspace_id = ${key.workspaceId} and operation_id = ${key.operationId} and request_id = ${key.requestId}`;
   return { status: result.status, bodyText, replayed: false };
+}
+
+/**
+ * Runs a create in its own transaction: once per key when a key is given (`idempotent`), else simply. The answer as
+ * the ledger keeps it, so a first answer and its replays are the same bytes.
+ */
+export async function createOnce(
+  db: Db,
+  key: LedgerKey | undefined,
+  create: (tx: Tx) => Promise<{ status: number; body: unknown }>,
+): Promise<LedgerAnswer> {
+  if (key) return db.begin((tx) => idempotent(tx, key, () => create(tx)));
+  const created = await db.begin(create);
+  return { status: created.status, bodyText: JSON.stringify(created.body), replayed: false };
+}
+
+/** The reply of an idempotent write: its stored bytes and status, with `Idempotent-Replayed: true` on a replay. */
+export function ledgerReply<T>(answer: LedgerAnswer): Reply<T> {
+  return new Reply<T>(
+    new RawJson(answer.bodyText),
+    answer.status,
+    answer.replayed ? { "idempotent-replayed": "true" } : {},
+  );
 }
 
 /** What identifies an idempotent request: its workspace, operation, requestId and body. */

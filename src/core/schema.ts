@@ -19,6 +19,21 @@ export const Id = Identifier(
   "An identifier: a ULID minted here, or an imported id (1 to 64 characters of A-Z a-z 0-9 _ -).",
 );
 
+/**
+ * The optional `requestId` of a create's body: retries with it replay the first answer (src/core/idempotency.ts).
+ */
+export const RequestId = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 128,
+    pattern: "^[^\\x00-\\x1F\\x7F-\\x9F]+$",
+    description:
+      "1 to 128 printable characters. A retry with the same requestId and the same body replays the first " +
+      "answer (201, byte for byte, with `Idempotent-Replayed: true`) and creates nothing; with a different body " +
+      "it is refused with RequestIdReused. Kept at least 30 days.",
+  }),
+);
+
 const idCheck = TypeCompiler.Compile(Id);
 /** Whether a value is an identifier (as Id checks it). */
 export function isId(value: unknown): boolean {

@@ -3,8 +3,8 @@ import { Type, type Static } from "@sinclair/typebox";
 import { ulid } from "ulid";
 import type { Tx } from "../core/db.ts";
 import { RequestIdReused, RevisionConflict } from "../core/errors.ts";
-import { idempotent, type LedgerAnswer } from "../core/idempotency.ts";
-import { operation, RawJson, Reply, type AppContext } from "../core/operation.ts";
+import { createOnce, ledgerReply } from "../core/idempotency.ts";
+import { operation, Reply, type AppContext } from "../core/operation.ts";
 import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
 import { Id } from "../core/schema.ts";
 import type { EventType } from "../events/event_type.ts";
@@ -280,19 +280,11 @@ export const reportRepair = operation({
       });
       return { status: 201, body: repair };
     };
-    let answer: LedgerAnswer;
-    if (body.requestId === undefined) {
-      const created = await db.begin(create);
-      answer = { status: 201, bodyText: JSON.stringify(created.body), replayed: false };
-    } else {
-      const key = { workspaceId, operationId: "maintenancePro.reportRepair", requestId: body.requestId, body };
-      answer = await db.begin((tx) => idempotent(tx, key, () => create(tx)));
-    }
-    return new Reply<Repair>(
-      new RawJson(answer.bodyText),
-      answer.status,
-      answer.replayed ? { "idempotent-replayed": "true" } : {},
-    );
+    const key =
+      body.requestId === undefined
+        ? undefined
+        : { workspaceId, operationId: "maintenancePro.reportRepair", requestId: body.requestId, body };
+    return ledgerReply<Repair>(await createOnce(db, key, create));
   },
 });
 

@@ -1,7 +1,7 @@
 /** Schemas of repairs (maintenance-pro): the repair, its clocks, milestones and access attempts, and the bodies. */
 import { Type, type Static, type TLiteral, type TUnion } from "@sinclair/typebox";
 import { Cursor, Limit } from "../core/pagination.ts";
-import { Id, Instant, Nullable, Strict } from "../core/schema.ts";
+import { Id, Instant, Nullable, RequestId, Strict } from "../core/schema.ts";
 import { clockKinds, clockRules, clockStatuses } from "./clocks.ts";
 import { Regime } from "./schema.ts";
 
@@ -276,17 +276,7 @@ const note = Type.Optional(SomeText(2000, "A note, up to 2000 characters."));
 /** The body of a repair report. */
 export const ReportRepairBody = Strict(
   {
-    requestId: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 128,
-        pattern: "^[^\\x00-\\x1F\\x7F-\\x9F]+$",
-        description:
-          "1 to 128 printable characters. A retry with the same requestId and the same body replays the first " +
-          "answer (201, byte for byte, with `Idempotent-Replayed: true`) and creates nothing; with a different body " +
-          "it is refused with RequestIdReused. Kept at least 30 days.",
-      }),
-    ),
+    requestId: RequestId,
     propertyId: Id,
     unitId: Type.Optional(Id),
     tenancyId: Type.Optional(Id),

@@ -3,7 +3,8 @@ import { Type, type Static } from "@sinclair/typebox";
 import { ulid } from "ulid";
 import type { Principal } from "../core/auth.ts";
 import type { Tx } from "../core/db.ts";
-import { RevisionConflict } from "../core/errors.ts";
+import { RequestIdReused, RevisionConflict } from "../core/errors.ts";
+import { createOnce, ledgerReply } from "../core/idempotency.ts";
 import { operation, Reply } from "../core/operation.ts";
 import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
 import { Id } from "../core/schema.ts";
@@ -105,11 +106,18 @@ export const raiseWorksOrder = operation({
       "`requiredBy` sent is kept as sent.",
     "`keySetId` (optional) names a key set of the repair's unit the contractor needs; the contractor's page shows " +
       "it.",
-    "Refusals, in this order, the first that fails answering: the body's schema (400 `RequestInvalid`), an unknown " +
+    "Refusals, in this order, the first that fails answering: the body's schema (400 `RequestInvalid`), a " +
+      "`requestId` used before with another body or repair (422 `RequestIdReused`), an unknown " +
       "repair or one of another workspace (404 `RepairNotFound {repairId}`), a `completed` or `cancelled` repair " +
       "(409 `RepairClosed {repairId, status}`), an unknown or archived contact (404 `ContactNotFound " +
       "{contactId}`), a contact without the role `contractor` (409 `NotAContractor {contactId}`), a key set unknown " +
       "or not of the repair's unit (400 `KeySetNotOfUnit {keySetId}`). A refusal writes nothing.",
+    "Idempotency: send a `requestId` to make retries safe. The first request with it raises the order; a retry on " +
+      "the same repair with the same body (compared as JSON, key order ignored) raises nothing and answers 201 " +
+      "with the first answer byte for byte and the header `Idempotent-Replayed: true`. A retry sent while the " +
+      "first is still running waits for it and replays it. The same requestId with a different body or on another " +
+      "repair is refused with 422 `RequestIdReused` and writes nothing. A requestId is scoped to the workspace and " +
+      "remembered for at least 30 days.",
     "A successful raise is recorded in the activity log (with the key id and its user) and as the event " +
       "`works_order.raised`, in the same transaction.",
     orderShape,
@@ -118,12 +126,19 @@ export const raiseWorksOrder = operation({
   body: RaiseWorksOrderBody,
   response: WorksOrder,
   status: 201,
-  errors: [RepairNotFound, RepairClosed, ContactNotFound, NotAContractor, KeySetNotOfUnit],
+  errors: [RequestIdReused, RepairNotFound, RepairClosed, ContactNotFound, NotAContractor, KeySetNotOfUnit],
+  responseHeaders: {
+    "Idempotent-Replayed": {
+      description:
+        "`true` when this answer replays an earlier raise with the same requestId (nothing new was written); " +
+        "absent otherwise.",
+    },
+  },
   run: async ({ app, db, principal, params, body, requestId }) => {
     const now = nowText();
     const calendar = await currentWorkingCalendar(app.db);
     const { workspaceId } = principal;
-    const order = await db.begin(async (tx) => {
+    const raise = async (tx: Tx) => {
       const row = await lockRepair(tx, workspaceId, params.id);
       if (!row) throw new RepairNotFound({ repairId: params.id });
       if (row.status === "completed" || row.status === "cancelled")
@@ -161,9 +176,18 @@ export const raiseWorksOrder = operation({
         detail: { repairId: order.repairId, contractorContactId: order.contractorContactId, purpose: order.purpose },
         event: worksOrderRaised,
       });
-      return order;
-    });
-    return new Reply(order, 201);
+      return { status: 201, body: order };
+    };
+    const key =
+      body.requestId === undefined
+        ? undefined
+        : {
+            workspaceId,
+            operationId: "maintenancePro.raiseWorksOrder",
+            requestId: body.requestId,
+            body: { repairId: params.id, ...body },
+          };
+    return ledgerReply<WorksOrder>(await createOnce(db, key, raise));
   },
 });
 
@@ -248,7 +272,8 @@ export const cancelWorksOrder = operation({
       "contractor's link stops accepting writes. The repair is not changed.",
     "Cancelling a cancelled order answers 200 with it unchanged, whatever the reason or revision (nothing " +
       "recorded): repeating the call is safe.",
-    "Refusals, in this order, the first that fails answering: the body's schema (400 `RequestInvalid`), an unknown " +
+    "Refusals, in this order, the first that fails answering: the body's schema (400 `RequestInvalid`), a " +
+      "`requestId` used before with another body or repair (422 `RequestIdReused`), an unknown " +
       "order or one of another workspace (404 `WorksOrderNotFound {worksOrderId}`), a stale `expectedRevision` (409 " +
       "`RevisionConflict {expectedRevision, currentRevision}`), then a `declined` or `completed` order (409 " +
       "`WorksOrderClosed {worksOrderId, status}`). Of the agency cancelling while the contractor writes, exactly " +

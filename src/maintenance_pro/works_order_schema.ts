@@ -1,7 +1,7 @@
 /** Schemas of works orders (maintenance-pro): a repair's job given to a contractor, and the bodies of its writes. */
 import { Type, type Static, type TLiteral, type TUnion } from "@sinclair/typebox";
 import { Cursor, Limit } from "../core/pagination.ts";
-import { Id, Instant, Nullable, Strict } from "../core/schema.ts";
+import { Id, Instant, Nullable, RequestId, Strict } from "../core/schema.ts";
 
 function oneOf<const T extends readonly string[]>(values: T, description: string) {
   return Type.Union(
@@ -96,6 +96,7 @@ const trimmedText = (max: number, description: string) =>
 /** The body of raising a works order. */
 export const RaiseWorksOrderBody = Strict(
   {
+    requestId: RequestId,
     contractorContactId: {
       ...Id,
       description: "The contractor: a contact of the workspace with the role `contractor`.",

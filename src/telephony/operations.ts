@@ -5,9 +5,9 @@ import { recordActivity } from "../core/activity.ts";
 import { rateLimited } from "../core/budget.ts";
 import type { Tx } from "../core/db.ts";
 import { RateLimited, RequestIdReused } from "../core/errors.ts";
-import { idempotent } from "../core/idempotency.ts";
+import { idempotent, ledgerReply } from "../core/idempotency.ts";
 import { queues } from "../core/jobs.ts";
-import { operation, RawJson, Reply, type AppContext } from "../core/operation.ts";
+import { operation, Reply, type AppContext } from "../core/operation.ts";
 import { Id } from "../core/schema.ts";
 import type { Principal } from "../core/auth.ts";
 import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
@@ -191,11 +191,7 @@ export const sendSms = operation({
         }),
       ),
     );
-    return new Reply(
-      new RawJson(answer.bodyText),
-      answer.status,
-      answer.replayed ? { "idempotent-replayed": "true" } : {},
-    );
+    return ledgerReply(answer);
   },
 });
 

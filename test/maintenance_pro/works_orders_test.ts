@@ -92,6 +92,37 @@ describe("raising a works order", () => {
   });
 });
 
+describe("retries with a requestId", () => {
+  test("the same requestId and body raise one order and replay it; another body or repair is RequestIdReused", async () => {
+    const { world, repair, orders, call } = await orderWorld();
+    const body = { requestId: "raise-1", instructions: "Make it safe" };
+    const first = await orders.raise(body);
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const retries = await Promise.all([
+      orders.raise(body),
+      orders.raise({ instructions: "Make it safe", requestId: "raise-1" }),
+    ]);
+    for (const retry of retries) {
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(retry.text).toBe(first.text);
+    }
+    const otherBody = await orders.raise({ ...body, instructions: "Something else" });
+    expect(otherBody.status).toBe(422);
+    expect(otherBody.text).toContain("RequestIdReused");
+    const second = expectStatus(await call.report({}), 201);
+    const otherRepair = await orders.raise(body, second.id);
+    expect(otherRepair.status).toBe(422);
+    expect(otherRepair.text).toContain("RequestIdReused");
+    const stored = await db`select id from works_orders where workspace_id = ${world.ws.id}`;
+    expect(stored.map((r) => r.id)).toEqual([first.body.id]);
+    const events = await db`select 1 from events where workspace_id = ${world.ws.id} and type = 'works_order.raised'`;
+    expect(events).toHaveLength(1);
+    expect(repair.id).toBe(first.body.repairId);
+  });
+});
+
 describe("the list", () => {
   test("orders by requiredBy (none last), filters by repair, contractor, status and requiredBefore, pages", async () => {
     const a = await orderWorld();
