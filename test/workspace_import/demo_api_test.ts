@@ -7,7 +7,7 @@ import { operations } from "../../src/operations.ts";
 const h = await harness();
 const demo = await ensureDemo(h.database.db);
 
-/** Every (code, direction) pair CONTRACT.md §4.1 can produce. */
+/** Every (code, direction) pair the outstanding rules (src/handovers/outstanding.ts) can produce. */
 const pairs = [
   "check_in_missing/move_in",
   "check_in_open/move_in",

@@ -13,7 +13,7 @@ const h = await harness();
 const today = "2026-11-22";
 const doc = demoDocument(today);
 
-/** The outstanding codes of a tenancy by CONTRACT.md §4.1's table, computed from the document alone. */
+/** A tenancy's outstanding codes by the rules of src/handovers/outstanding.ts, from the document alone. */
 function outstandingCodes(d: WorkspaceDoc, tenancyId: string, on: string): string[] {
   const t = d.tenancies!.find((x) => x.id === tenancyId)!;
   const meters = d.units!.find((u) => u.id === t.unitId)!.meters ?? [];
