@@ -77,7 +77,7 @@ function comparable(res: TestResponse, sent: string) {
     if (value === sent) return "<the id sent>";
     if (typeof value === "string" && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(value)) return "<minted id>";
     if (typeof value === "string" && /^\d{4}-\d\d-\d\dT/.test(value)) return "<instant>";
-    if (typeof value === "string" && /^R-\d+$/.test(value)) return "<minted reference>";
+    if (typeof value === "string" && /^R-\d+(\/\d+)?$/.test(value)) return "<minted reference>"; // repair or order
     if (Array.isArray(value)) return value.map(mask);
     if (value && typeof value === "object")
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v)]));
