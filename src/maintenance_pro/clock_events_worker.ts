@@ -4,7 +4,8 @@
  *
  * Every process runs it: a run at start, then one every `clockEventsPollMs`. A run (a) keeps the moments of the
  * repairs written since (their writes marked them, sql/0029): claims a batch of marks, computes the repairs' clocks by
- * the rules of the answers and keeps the moments they owe, one transaction a batch; then (b) sends the moments due:
+ * the rules of the answers and keeps the moments they owe and the open dues the list orders by (a bank-holiday load
+ * marks the repairs it may move), one transaction a batch; then (b) sends the moments due:
  * claims a batch (`for update skip locked`), computes each repair's clocks again as of now, and in that transaction
  * records each event (the outbox the feed and the webhooks read) and marks its moment sent. A clock met or ceased by
  * its moment sends nothing, even when the write that says so came after the moment was kept; a moment the calendar
@@ -15,12 +16,13 @@ import type { AppContext } from "../core/operation.ts";
 import { recordEvent, type Actor } from "../events/record.ts";
 import { readWorkingCalendar } from "./bank_holidays.ts";
 import { owedMoments, type ClockMoment } from "./clock_moments.ts";
-import { repairClocks, type Clock, type ClockContext } from "./clocks.ts";
+import { openDues, repairClocks, type Clock, type ClockContext } from "./clocks.ts";
 import { hazardClockBreached, hazardClockDueSoon } from "./events.ts";
 import {
   claimClockChanges,
   claimDueMoments,
   keepOwedMoments,
+  refreshOpenDues,
   repairRowsOf,
   settleMoments,
   type RepairKey,
@@ -61,14 +63,14 @@ function clocksOf(ctx: Context, row: RepairRow & RepairKey, context: ClockContex
   const facts = clockFacts(row);
   try {
     const clocks = repairClocks(facts, context);
-    return { clocks, owed: owedMoments(facts, clocks) };
+    return { clocks, owed: owedMoments(facts, clocks), known: true };
   } catch (error) {
     ctx.log.warn("hazard clocks not computed", {
       workspaceId: row.workspaceId,
       repairId: row.repairId,
       error: String((error as Error)?.message ?? error),
     });
-    return { clocks: [] as Clock[], owed: [] as ClockMoment[] };
+    return { clocks: [] as Clock[], owed: [] as ClockMoment[], known: false };
   }
 }
 
@@ -80,10 +82,23 @@ async function keepBatch(ctx: Context, now: string): Promise<number> {
     // Read after the claim: a write (or a calendar load) whose mark was claimed committed before it.
     const rows = await repairRowsOf(tx, claimed);
     const context = await clockContext(ctx, tx, now);
-    const owed = rows.flatMap((row) =>
-      clocksOf(ctx, row, context).owed.map((m) => ({ workspaceId: row.workspaceId, repairId: row.repairId, ...m })),
+    const computed = rows.map((row) => ({ row, ...clocksOf(ctx, row, context) }));
+    const owed = computed.flatMap(({ row, owed }) =>
+      owed.map((m) => ({ workspaceId: row.workspaceId, repairId: row.repairId, ...m })),
     );
     await keepOwedMoments(tx, claimed, owed);
+    // The stored dues too, as the calendar now has them (a load marks every repair with an open clock).
+    await refreshOpenDues(
+      tx,
+      computed
+        .filter(({ known }) => known)
+        .map(({ row, clocks }) => ({
+          workspaceId: row.workspaceId,
+          repairId: row.repairId,
+          revision: row.revision,
+          ...openDues(clocks),
+        })),
+    );
     return claimed.length;
   });
 }

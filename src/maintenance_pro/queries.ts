@@ -673,6 +673,53 @@ export async function keepOwedMoments(
     where m.sent_at is null and m.at <> excluded.at`;
 }
 
+/** The open dues a repair's clocks have (`first` and `last`, null when none is open), computed at `revision`. */
+export interface RepairDues extends RepairKey {
+  revision: number;
+  first: string | null;
+  last: string | null;
+}
+
+/**
+ * Stores these open dues (`open_due_at`, `open_due_last_at`: the due list's order and filters) on the repairs that
+ * still have the revision they were computed at and store others: what a calendar load moved. `revision` and
+ * `updated_at` stay (no field of the repair changed). A row another transaction holds is not waited for (its writer
+ * may be waiting for this transaction's claim of its mark): it is marked again, for a later run. Answers how many
+ * rows were written.
+ */
+export async function refreshOpenDues(tx: Tx, dues: readonly RepairDues[]): Promise<number> {
+  if (!dues.length) return 0;
+  const [workspaceIds, ids] = keyArrays(dues);
+  const [written] = await tx<{ written: number }[]>`
+    with due as (
+      select * from unnest(${workspaceIds!}::text[], ${ids!}::text[], ${dues.map((d) => d.revision)}::int[],
+                           ${dues.map((d) => d.first)}::timestamptz[], ${dues.map((d) => d.last)}::timestamptz[])
+        as d (workspace_id, id, revision, first_due, last_due)
+    ), stale as (
+      select d.* from due d
+      join repairs r on r.workspace_id = d.workspace_id and r.id = d.id and r.revision = d.revision
+      where r.open_due_at is distinct from d.first_due or r.open_due_last_at is distinct from d.last_due
+    ), held as (
+      select r.workspace_id, r.id from repairs r
+      join stale s on r.workspace_id = s.workspace_id and r.id = s.id
+      order by r.workspace_id, r.id
+      for no key update of r skip locked
+    ), updated as (
+      update repairs r set open_due_at = s.first_due, open_due_last_at = s.last_due
+      from stale s join held h on h.workspace_id = s.workspace_id and h.id = s.id
+      where r.workspace_id = s.workspace_id and r.id = s.id
+      returning 1
+    ), marked as (
+      insert into hazard_clock_changes as c (workspace_id, repair_id)
+      select s.workspace_id, s.id from stale s
+      where not exists (select 1 from held h where h.workspace_id = s.workspace_id and h.id = s.id)
+      order by 1, 2
+      on conflict (workspace_id, repair_id) do update set writes = c.writes + 1
+    )
+    select count(*)::int as written from updated`;
+  return written!.written;
+}
+
 /**
  * Claims up to `limit` moments owed at `now`, earliest first, skipping those another worker holds. A clock's breach
  * waits while its due_soon is still owed (even one being sent), so that the feed lists them in that order.

@@ -338,7 +338,8 @@ export const repairs = operation({
       "pages (a milestone meets its first clock) may be listed twice or not at all.",
     "The order and the filters read the due instants each write stores with the repair, computed from the same " +
       "clock rules as the answer; an operator's later load of a bank-holiday list changes the answers' `dueAt` " +
-      "at once and the stored order at the repair's next write.",
+      "at once, and the stored order within a minute (the hazard clock worker stores the moved instants; a " +
+      "repair being written at that moment at its next run).",
     repairShape,
   ].join("\n\n"),
   query: RepairsQuery,

@@ -418,6 +418,69 @@ describe("hazard_clock.due_soon and hazard_clock.breached", () => {
       await loadBankHolidays(db, JSON.stringify(file), "test");
     }
   });
+
+  test("a bank holiday load moves the stored dues the due list orders and filters by, a held row at a later run", async () => {
+    const { world, call } = await fresh();
+    const repair = await report(call, significant);
+    const [clock] = repair.clocks as Clock[];
+    await run(new Date().toISOString());
+    const stored = async () =>
+      (
+        await db<{ first: string; last: string; revision: number; updatedAt: string }[]>`
+          select iso(open_due_at) as first, iso(open_due_last_at) as last, revision, iso(updated_at) as updated_at
+          from repairs where workspace_id = ${world.ws.id} and id = ${repair.id}`
+      )[0]!;
+    const before = await stored();
+    expect(before.first).toBe(clock!.dueAt);
+    const dueBy = (instant: string) =>
+      call.list(`?clock=open&dueBefore=${encodeURIComponent(instant)}`).then((res) => expectStatus(res, 200));
+    const file = JSON.parse(await Bun.file(join(import.meta.dir, "../../data/bank-holidays.json")).text());
+    const shipped = file["england-and-wales"].events as { date: string; title: string }[];
+    const holidays = new Set(shipped.map((e) => e.date));
+    let day = Temporal.Instant.from(clock!.startsAt).toZonedDateTimeISO("Europe/London").toPlainDate().add({ days: 3 });
+    while (day.dayOfWeek > 5 || holidays.has(day.toString())) day = day.add({ days: 1 });
+    file["england-and-wales"].events = [...shipped, { date: day.toString(), title: "Test", notes: "", bunting: false }];
+    // Another transaction holds the repair's row (as a works order's raise does) while the worker runs.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = db.begin(async (tx) => {
+      await tx`select 1 from repairs where workspace_id = ${world.ws.id} and id = ${repair.id} for no key update`;
+      locked();
+      await held;
+    });
+    try {
+      await isLocked;
+      await loadBankHolidays(db, JSON.stringify(file), "test");
+      const moved = (expectStatus(await call.get(repair.id), 200).clocks as Clock[])[0]!;
+      expect(Date.parse(moved.dueAt)).toBeGreaterThan(Date.parse(clock!.dueAt));
+      await run(new Date().toISOString());
+      // Not waited for: the dues stay, and the repair is marked for a later run.
+      expect((await stored()).first).toBe(clock!.dueAt);
+      const marks = await db`select 1 from hazard_clock_changes where repair_id = ${repair.id}`;
+      expect(marks).toHaveLength(1);
+      release();
+      await holder;
+      await run(new Date().toISOString());
+      const after = await stored();
+      expect(after).toEqual({
+        first: moved.dueAt,
+        last: moved.dueAt,
+        revision: before.revision,
+        updatedAt: before.updatedAt,
+      });
+      const ids = (page: { id: string }[]) => page.map((r) => r.id).filter((id) => id === repair.id);
+      expect(ids(await dueBy(moved.dueAt))).toEqual([]);
+      expect(ids(await dueBy(plus(moved.dueAt, 1)))).toEqual([repair.id]);
+    } finally {
+      release();
+      await holder;
+      file["england-and-wales"].events = shipped;
+      await loadBankHolidays(db, JSON.stringify(file), "test");
+      await run(new Date().toISOString());
+    }
+  });
 });
 
 describe("exactly once", () => {
