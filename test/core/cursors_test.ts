@@ -8,7 +8,6 @@ import { ulid } from "ulid";
 import { buildApp } from "../../src/app.ts";
 import { agenda } from "../../src/calendar/operations.ts";
 import { companyCreated } from "../../src/contacts/events.ts";
-import type { Logger } from "../../src/core/log.ts";
 import type { Operation } from "../../src/core/operation.ts";
 import { listEvents as listEventsOf } from "../../src/events/operations.ts";
 import { eventTypes } from "../../src/event_types.ts";
@@ -17,6 +16,7 @@ import { smsMessages, smsThreads } from "../../src/telephony/operations.ts";
 import { insertEvent } from "../calendar/fixtures.ts";
 import { connectHttp, expectSameAsRest, rest, type Handler, type Input } from "../mcp/support.ts";
 import { harness, type TestResponse } from "../support/harness.ts";
+import { recordingLog } from "../support/recording_log.ts";
 import { insertThread } from "../telephony/fixtures.ts";
 
 const listEvents = listEventsOf(eventTypes);
@@ -25,10 +25,7 @@ const db = h.database.db;
 const ws = await h.workspace();
 const thread = await insertThread(db, ws.id, { lastMessageAt: "2026-05-01T10:00:00Z" });
 
-const lines: Record<string, unknown>[] = [];
-const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
-  void lines.push({ level, msg, ...fields });
-const log: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+const { log, lines } = recordingLog();
 const app = buildApp({ ...h.ctx, log }) as unknown as Handler;
 
 /** A cursor as the service spells one: the position's JSON in base64url. */

@@ -5,18 +5,15 @@
 import { describe, expect, test } from "bun:test";
 import { buildApp } from "../../src/app.ts";
 import { agenda } from "../../src/calendar/operations.ts";
-import type { Logger } from "../../src/core/log.ts";
 import { connectHttp, expectSameAsRest, rest, type Handler, type Input } from "../mcp/support.ts";
 import { harness } from "../support/harness.ts";
+import { recordingLog } from "../support/recording_log.ts";
 
 const h = await harness();
 const ws = await h.workspace();
 const property = await h.rows(ws).property({ label: "Flat 1" });
 
-const lines: Record<string, unknown>[] = [];
-const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
-  void lines.push({ level, msg, ...fields });
-const log: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+const { log, lines } = recordingLog();
 const app = buildApp({ ...h.ctx, log }) as unknown as Handler;
 
 const madeUpKey = `lk_${"A".repeat(43)}`;

@@ -4,11 +4,11 @@
  */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
+import { recordingLog } from "../support/recording_log.ts";
 import { buildApp } from "../../src/app.ts";
 import { operation } from "../../src/core/operation.ts";
 import { Strict, Id } from "../../src/core/schema.ts";
 import { Type } from "@sinclair/typebox";
-import type { Logger } from "../../src/core/log.ts";
 import { workspaceScope, type KeyCheckRead } from "../../src/core/key_check_read.ts";
 
 const h = await harness();
@@ -49,10 +49,7 @@ function workspaceName(id: string, read: KeyCheckRead) {
   });
 }
 
-const lines: Record<string, unknown>[] = [];
-const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
-  void lines.push({ level, msg, ...fields });
-const log: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+const { log, lines } = recordingLog();
 const app = buildApp(
   { ...h.ctx, log },
   {

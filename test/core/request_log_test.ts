@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp } from "../../src/app.ts";
-import type { Logger } from "../../src/core/log.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createMailer } from "../../src/email/transport.ts";
 import { outboxProvider } from "../../src/telephony/provider.ts";
 import { harness } from "../support/harness.ts";
+import { recordingLog } from "../support/recording_log.ts";
 import { connectHttp } from "../mcp/support.ts";
 import { insertThread } from "../telephony/fixtures.ts";
 import { addContact } from "../maintenance_pro/fixtures.ts";
@@ -21,13 +21,7 @@ import { outboxContext, sendInvitation } from "../maintenance_pro/portal_fixture
 const h = await harness();
 
 /** A logger keeping every line, as createLogger would write it. */
-function capture() {
-  const lines: Record<string, any>[] = [];
-  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
-    void lines.push({ level, msg, ...fields });
-  const log: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
-  return { log, lines };
-}
+const capture = recordingLog;
 
 describe("request log lines", () => {
   test("a REST request's line has the workspace, the path's record ids and, for an error, its tag", async () => {

@@ -2,11 +2,12 @@
  * Each write records its event in its own transaction: with the API's answer as data, only when it commits, and
  * never on an idempotent replay or a write that changes nothing.
  */
-import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { ulid } from "ulid";
 import { importWorkspace } from "../../src/workspace_import/import.ts";
 import { eventTypes } from "../../src/event_types.ts";
 import { harness, type TestResponse } from "../support/harness.ts";
+import { refusedCommits } from "./refused_commits.ts";
 import { seedInvoice } from "../contractor_invoices/fixtures.ts";
 import { insertCheckout } from "../entitlements/fixtures.ts";
 import { addContact } from "../maintenance_pro/fixtures.ts";
@@ -35,26 +36,10 @@ async function eventsOf(workspaceId: string): Promise<StoredEvent[]> {
   ];
 }
 
-beforeAll(async () => {
-  // A commit that fails: a deferred trigger refuses, at commit, any event of a type listed in events_refused.
-  await db.unsafe(`
-    create table events_refused (type text primary key);
-    create function events_refuse() returns trigger language plpgsql as $$
-    begin
-      if exists (select 1 from events_refused r where r.type = new.type) then
-        raise exception 'commit refused for %', new.type;
-      end if;
-      return null;
-    end $$;
-    create constraint trigger events_refuse after insert on events deferrable initially deferred
-      for each row execute function events_refuse();`);
-});
-afterEach(async () => {
-  await db`delete from events_refused`;
-});
+const commits = refusedCommits(db);
 
 /** Makes the commit of every write recording `type` fail. */
-const refuseCommit = (type: string) => db`insert into events_refused values (${type})`;
+const refuseCommit = commits.refuse;
 
 /** Runs a write whose commit fails, checks it answered 500 and recorded nothing; then runs it for real. */
 async function failsThenSucceeds(
@@ -69,7 +54,7 @@ async function failsThenSucceeds(
   expect(failed.status).toBe(500);
   expect(await unchanged()).toEqual(before);
   expect(await eventsOf(workspaceId)).toEqual([]);
-  await db`delete from events_refused`;
+  await commits.allow();
   const res = await write();
   expect(res.status).toBeLessThan(300);
   return res;
@@ -212,7 +197,7 @@ describe("each write records its event, with the API's answer as data", () => {
     await refuseCommit("workspace.imported");
     await expect(importWorkspace(db, ws.slug, fullDocument())).rejects.toThrow("commit refused");
     expect(await eventsOf(ws.id)).toEqual([]);
-    await db`delete from events_refused`;
+    await commits.allow();
     const counts = await importWorkspace(db, ws.slug, fullDocument());
     await importWorkspace(db, ws.slug, fullDocument());
     const recorded = await eventsOf(ws.id);

@@ -2,43 +2,28 @@
  * What a repair's writes carry with them: their event in their own transaction (a failed commit leaves nothing, not
  * even a reference taken), the handover follow-ups that read the repair, and the operator's private-sector date.
  */
-import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { buildApp } from "../../src/app.ts";
 import { harness } from "../support/harness.ts";
+import { refusedCommits } from "../events/refused_commits.ts";
 import { Seed } from "../handovers/fixtures.ts";
 import { expectStatus, fromNow, repairCalls, repairWorld, reportBody } from "./repair_fixtures.ts";
 
 const h = await harness();
 const db = h.database.db;
 
-beforeAll(async () => {
-  // A commit that fails: a deferred trigger refuses, at commit, any event of a type listed in events_refused.
-  await db.unsafe(`
-    create table events_refused (type text primary key);
-    create function events_refuse() returns trigger language plpgsql as $$
-    begin
-      if exists (select 1 from events_refused r where r.type = new.type) then
-        raise exception 'commit refused for %', new.type;
-      end if;
-      return null;
-    end $$;
-    create constraint trigger events_refuse after insert on events deferrable initially deferred
-      for each row execute function events_refuse();`);
-});
-afterEach(async () => {
-  await db`delete from events_refused`;
-});
+const commits = refusedCommits(db);
 
 describe("each write's event is recorded in its own transaction", () => {
   test("a report whose commit fails leaves no repair, no log, no event, and takes no reference", async () => {
     const world = await repairWorld(h);
     const call = repairCalls(h, world);
-    await db`insert into events_refused values ('repair.reported')`;
+    await commits.refuse("repair.reported");
     expect((await call.report()).status).toBe(500);
     expect(await db`select 1 from repairs where workspace_id = ${world.ws.id}`).toHaveLength(0);
     expect(await db`select 1 from activity_log where workspace_id = ${world.ws.id}`).toHaveLength(0);
     expect(await db`select 1 from events where workspace_id = ${world.ws.id}`).toHaveLength(0);
-    await db`delete from events_refused`;
+    await commits.allow();
     expect(expectStatus(await call.report(), 201).reference).toBe("R-1");
   });
 
@@ -60,11 +45,11 @@ describe("each write's event is recorded in its own transaction", () => {
     ];
     for (const [type, write] of writes) {
       const before = expectStatus(await call.get(repair.id), 200);
-      await db`insert into events_refused values (${type})`;
+      await commits.refuse(type);
       expect((await write()).status).toBe(500);
       const after = expectStatus(await call.get(repair.id), 200);
       expect({ ...after, clocks: null }).toEqual({ ...before, clocks: null });
-      await db`delete from events_refused`;
+      await commits.allow();
       const done = expectStatus(await write(), 200);
       expect(done.revision).toBe(before.revision + 1);
       const [last] = await db<{ type: string; data: unknown }[]>`

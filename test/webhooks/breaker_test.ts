@@ -6,7 +6,6 @@
  * are its own.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import type { Logger } from "../../src/core/log.ts";
 import type { AppContext } from "../../src/core/operation.ts";
 import { purgeEvents } from "../../src/events/queries.ts";
 import { breakerRule } from "../../src/webhooks/breaker.ts";
@@ -14,16 +13,12 @@ import { attemptDeliveries, ensureDeliveryQueue } from "../../src/webhooks/deliv
 import { dispatchOnce } from "../../src/webhooks/dispatcher.ts";
 import { freePort } from "../support/pgbouncer.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
+import { recordingLog } from "../support/recording_log.ts";
 import { subscribe as subscribeTo, webhookContext } from "./receiver.ts";
 
 const h = await harness();
 const db = h.database.db;
-const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
-const record =
-  (level: string) =>
-  (msg: string, fields: Record<string, unknown> = {}) =>
-    lines.push({ level, msg, fields });
-const log: Logger = { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
+const { log, lines } = recordingLog();
 const ctx: AppContext = { ...webhookContext(h, "60,60,60"), log };
 await ensureDeliveryQueue(ctx.jobs);
 
@@ -89,7 +84,10 @@ describe("a receiver that does not answer", () => {
       {
         level: "warn",
         msg: "webhook receiver set aside",
-        fields: { workspace: ws.id, receiver: origin, failures: 3, until: expect.any(String) },
+        workspace: ws.id,
+        receiver: origin,
+        failures: 3,
+        until: expect.any(String),
       },
     ]);
 
@@ -166,7 +164,7 @@ describe("a receiver that does not answer", () => {
     expect([...outcomes].sort()).toEqual(["delivered", "held", "held", "held", "held"]);
     expect(await breaker(ws)).toBeUndefined();
     expect(lines.filter((l) => l.msg === "webhook receiver answers again")).toEqual([
-      { level: "info", msg: "webhook receiver answers again", fields: { workspace: ws.id, receiver: origin } },
+      { level: "info", msg: "webhook receiver answers again", workspace: ws.id, receiver: origin },
     ]);
     await dueNow(ws);
     expect(await attemptDeliveries(ctx, keys)).toEqual(

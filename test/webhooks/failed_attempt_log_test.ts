@@ -4,21 +4,16 @@
  * never the URL's path or query, a secret or the body.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import type { Logger } from "../../src/core/log.ts";
 import type { AppContext } from "../../src/core/operation.ts";
 import { attemptDeliveries, ensureDeliveryQueue } from "../../src/webhooks/deliver.ts";
 import { dispatchOnce } from "../../src/webhooks/dispatcher.ts";
 import { harness } from "../support/harness.ts";
+import { recordingLog } from "../support/recording_log.ts";
 import { startReceiver, subscribe, webhookContext } from "./receiver.ts";
 
 const h = await harness();
 const db = h.database.db;
-const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
-const record =
-  (level: string) =>
-  (msg: string, fields: Record<string, unknown> = {}) =>
-    lines.push({ level, msg, fields });
-const log: Logger = { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
+const { log, lines } = recordingLog();
 const ctx: AppContext = { ...webhookContext(h, "60,60"), log };
 await ensureDeliveryQueue(ctx.jobs);
 const r = startReceiver();
@@ -42,20 +37,18 @@ describe("a failed attempt", () => {
     const line = (attempt: number, nextAttemptAt: unknown) => ({
       level: "warn",
       msg: "webhook delivery attempt failed",
-      fields: {
-        workspace: ws.id,
-        subscription: sub.id,
-        delivery: delivery!.id,
-        event: delivery!.eventId,
-        attempt,
-        receiver: new URL(r.url).origin,
-        status: 503,
-        error: "answered 503",
-        nextAttemptAt,
-      },
+      workspace: ws.id,
+      subscription: sub.id,
+      delivery: delivery!.id,
+      event: delivery!.eventId,
+      attempt,
+      receiver: new URL(r.url).origin,
+      status: 503,
+      error: "answered 503",
+      nextAttemptAt,
     });
     expect(failed()).toEqual([line(1, expect.any(String))]);
-    const next = Date.parse(failed()[0]!.fields.nextAttemptAt as string) - Date.now();
+    const next = Date.parse(failed()[0]!.nextAttemptAt as string) - Date.now();
     expect(next).toBeGreaterThan(55_000);
     expect(next).toBeLessThanOrEqual(60_000);
 
