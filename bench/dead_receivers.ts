@@ -22,6 +22,7 @@ import { createWorkspace } from "../src/core/workspaces.ts";
 import { createSubscription } from "../src/webhooks/subscriptions.ts";
 import { createBenchDatabase, openServer } from "./database.ts";
 import { root, startService } from "./service.ts";
+import { type DeadReceiver, deadReceiver } from "../test/webhooks/dead_receiver.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] || fallback);
 const deadReceivers = num("BENCH_DEAD_RECEIVERS", 140);
@@ -31,37 +32,6 @@ const oneEvents = (process.env.BENCH_ONE_EVENTS || "100,400").split(",").map(Num
 const oneSeconds = num("BENCH_ONE_SECONDS", 30);
 const floodWatchSeconds = num("BENCH_FLOOD_WATCH_SECONDS", 15);
 const progress = (line: string) => process.stderr.write(`bench:dead_receivers: ${line}\n`);
-
-/** A receiver that accepts connections and never answers; counts them. */
-interface DeadReceiver {
-  port: number;
-  open: number;
-  most: number;
-  accepted: number;
-  stop(): void;
-}
-
-function deadReceiver(): DeadReceiver {
-  const r: DeadReceiver = { port: 0, open: 0, most: 0, accepted: 0, stop: () => server.stop(true) };
-  const server = Bun.listen({
-    hostname: "127.0.0.1",
-    port: 0,
-    socket: {
-      open() {
-        r.open++;
-        r.accepted++;
-        r.most = Math.max(r.most, r.open);
-      },
-      data() {},
-      close() {
-        r.open--;
-      },
-      error() {},
-    },
-  });
-  r.port = server.port;
-  return r;
-}
 
 const outDir = join(root, ".data", "bench");
 mkdirSync(outDir, { recursive: true });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startWebhookWorkers } from "../../src/webhooks/deliver.ts";
 import { postsPerWorkspace } from "../../src/webhooks/share.ts";
 import { until } from "../telephony/fixtures.ts";
+import { type DeadReceiver, deadReceiver } from "./dead_receiver.ts";
 import { harness, type TestWorkspace } from "../support/harness.ts";
 import { fileReceivers, subscribe, webhookContext } from "./receiver.ts";
 
@@ -17,39 +18,16 @@ beforeAll(() => startWebhookWorkers(ctx));
 const receiver = fileReceivers();
 
 /** A receiver that accepts connections and never answers: how many it holds now, at most, and in all. */
-interface DeadReceiver {
-  url: string;
-  open: number;
-  most: number;
-  accepted: number;
-}
-
-const listeners: { stop(closeActive?: boolean): void }[] = [];
+const receivers: DeadReceiver[] = [];
 afterAll(() => {
-  for (const l of listeners) l.stop(true);
+  for (const r of receivers) r.stop();
 });
 
-function deadReceiver(path: string): DeadReceiver {
-  const r: DeadReceiver = { url: "", open: 0, most: 0, accepted: 0 };
-  const listener = Bun.listen({
-    hostname: "127.0.0.1",
-    port: 0,
-    socket: {
-      open() {
-        r.open++;
-        r.accepted++;
-        r.most = Math.max(r.most, r.open);
-      },
-      data() {},
-      close() {
-        r.open--;
-      },
-      error() {},
-    },
-  });
-  listeners.push(listener);
-  r.url = `http://127.0.0.1:${listener.port}/${path}`;
-  return r;
+/** A dead receiver for the calling test, and its URL with this path. */
+function deadAt(path: string): DeadReceiver & { url: string } {
+  const r = deadReceiver();
+  receivers.push(r);
+  return Object.assign(r, { url: `http://127.0.0.1:${r.port}/${path}` });
 }
 
 async function createCompanies(ws: TestWorkspace, n: number) {
@@ -82,7 +60,7 @@ function watch(receivers: DeadReceiver[]) {
 describe("dead receivers", () => {
   test("one receiver, 60 events: at most 16 connections to it at once, first attempts and the worker's together", async () => {
     const ws = await h.workspace();
-    const dead = deadReceiver("hooks");
+    const dead = deadAt("hooks");
     await subscribe(db, ws, dead.url);
     await createCompanies(ws, 60);
     // The dispatcher's first attempts time out after 1.5 s; the deliveries it could not start are the worker's. Wait
@@ -99,7 +77,7 @@ describe("dead receivers", () => {
   test("140 subscriptions to dead receivers, 20 events: another workspace's delivery arrives within 1 s", async () => {
     const a = await h.workspace();
     const b = await h.workspace();
-    const dead = Array.from({ length: 140 }, (_, i) => deadReceiver(`hooks/${i}`));
+    const dead = Array.from({ length: 140 }, (_, i) => deadAt(`hooks/${i}`));
     for (const r of dead) await subscribe(db, a, r.url);
     const healthy = receiver();
     await subscribe(db, b, healthy.url);
