@@ -14,7 +14,7 @@ import { html } from "../core/html.ts";
 import { createMailer, type Mailer, messageIdOf } from "../email/transport.ts";
 import { hashInvitationToken, newInvitationToken } from "./invitation_token.ts";
 import { oneLine } from "./invitation_email.ts";
-import { insertTenantLink, matchTenants } from "./tenant_queries.ts";
+import { claimTenantLink, matchTenants } from "./tenant_queries.ts";
 
 /** How long a tenant's link works. */
 export const tenantLinkHours = 24;
@@ -81,13 +81,16 @@ export function tenantLinkEmail(input: { workspaceName: string; link: string; ex
 }
 
 /**
- * Answers one link request: for each occupant it matches that has an email address, a new link is stored (its
- * token's hash) and emailed. Returns how many links were sent. A request that matches nothing sends nothing.
+ * Answers one link request, the job `jobId`: for each occupant it matches that has an email address, a new link is
+ * stored (its token's hash) and emailed in one transaction, under the key (job, tenancy, contact). A retry of the
+ * job after a partial failure sends again only to the occupants whose link was not stored; a concurrent run of the
+ * same job waits for the first's transaction and then finds the key taken. Returns how many links it sent now.
  */
 export async function deliverTenantLinks(
   ctx: Pick<AppContext, "db" | "config">,
   mailer: Mailer,
   job: TenantLinkJob,
+  jobId: string,
 ): Promise<number> {
   const email = job.contact.includes("@") ? normaliseEmail(job.contact) : null;
   const mobile = email ? null : normaliseMobile(job.contact);
@@ -101,24 +104,31 @@ export async function deliverTenantLinks(
   let sent = 0;
   for (const match of matches) {
     if (!match.email) continue;
-    const token = newInvitationToken();
-    const id = ulid();
-    const expiresAt = await insertTenantLink(ctx.db, {
-      workspaceId: match.workspaceId,
-      id,
-      tenancyId: match.tenancyId,
-      contactId: match.contactId,
-      tokenHash: hashInvitationToken(token),
-      hours: tenantLinkHours,
+    const to = match.email;
+    const done = await ctx.db.begin(async (tx) => {
+      const token = newInvitationToken();
+      const id = ulid();
+      const expiresAt = await claimTenantLink(tx, {
+        workspaceId: match.workspaceId,
+        id,
+        jobId,
+        tenancyId: match.tenancyId,
+        contactId: match.contactId,
+        tokenHash: hashInvitationToken(token),
+        hours: tenantLinkHours,
+      });
+      if (!expiresAt) return false;
+      const link = tenantLinkUrl(ctx.config.publicBaseUrl, job.slug, token);
+      // The row stays uncommitted while the message goes out: a failure rolls it back, so the retry sends it.
+      await mailer.send({
+        to,
+        ...tenantLinkEmail({ workspaceName: match.workspaceName, link, expiresAt }),
+        messageId: messageIdOf(ctx.config.emailFrom, `tenant-link-${id}`),
+        reference: `tenant-link-${id}`,
+      });
+      return true;
     });
-    const link = tenantLinkUrl(ctx.config.publicBaseUrl, job.slug, token);
-    await mailer.send({
-      to: match.email,
-      ...tenantLinkEmail({ workspaceName: match.workspaceName, link, expiresAt }),
-      messageId: messageIdOf(ctx.config.emailFrom, `tenant-link-${id}`),
-      reference: `tenant-link-${id}`,
-    });
-    sent++;
+    if (done) sent++;
   }
   return sent;
 }
@@ -135,7 +145,7 @@ export async function startTenantLinkWorker(ctx: AppContext, options: { mailer?:
       const results: JobResult[] = [];
       for (const job of jobs) {
         try {
-          const sent = await deliverTenantLinks(ctx, mailer, job.data);
+          const sent = await deliverTenantLinks(ctx, mailer, job.data, job.id);
           ctx.log.info("tenant link request", { jobId: job.id, sent });
           results.push({ id: job.id, status: "completed", output: { sent } });
         } catch (error) {

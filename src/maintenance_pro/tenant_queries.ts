@@ -33,17 +33,30 @@ export async function matchTenants(
     order by t.id, c.id`;
 }
 
-/** Stores a link (its token's hash) working until `expiresAt`; returns the expiry as an instant. */
-export async function insertTenantLink(
+/**
+ * Stores the link of a request's job for one occupant (its token's hash) working until `expiresAt`, and returns the
+ * expiry as an instant; undefined when the job already stored that occupant's link (a retry), after waiting for a
+ * concurrent run's transaction.
+ */
+export async function claimTenantLink(
   db: Db | Tx,
-  link: { workspaceId: string; id: string; tenancyId: string; contactId: string; tokenHash: Buffer; hours: number },
-): Promise<string> {
+  link: {
+    workspaceId: string;
+    id: string;
+    jobId: string;
+    tenancyId: string;
+    contactId: string;
+    tokenHash: Buffer;
+    hours: number;
+  },
+): Promise<string | undefined> {
   const [row] = await db<{ expiresAt: string }[]>`
-    insert into tenant_links (workspace_id, id, tenancy_id, contact_id, token_hash, expires_at)
-    values (${link.workspaceId}, ${link.id}, ${link.tenancyId}, ${link.contactId}, ${link.tokenHash},
+    insert into tenant_links (workspace_id, id, job_id, tenancy_id, contact_id, token_hash, expires_at)
+    values (${link.workspaceId}, ${link.id}, ${link.jobId}, ${link.tenancyId}, ${link.contactId}, ${link.tokenHash},
             now() + make_interval(hours => ${link.hours}))
+    on conflict (workspace_id, job_id, tenancy_id, contact_id) do nothing
     returning iso(expires_at) as "expiresAt"`;
-  return row!.expiresAt;
+  return row?.expiresAt;
 }
 
 /** A link's tenancy as its page needs it. */

@@ -88,9 +88,9 @@ describe.skipIf(!haveChromium("tenant browser test"))(
       expect(await page.$eval("main", (el) => el.textContent ?? "")).toContain("If we found your tenancy");
       await checked("sent");
 
-      const jobs = await db<{ data: TenantLinkJob }[]>`
-      select data from pgboss.job where name = ${tenantLinkQueue} and data->>'slug' = ${ws.slug}`;
-      for (const job of jobs) await deliverTenantLinks(ctx, createMailer(ctx.config, ctx.log), job.data);
+      const jobs = await db<{ id: string; data: TenantLinkJob }[]>`
+      select id, data from pgboss.job where name = ${tenantLinkQueue} and data->>'slug' = ${ws.slug}`;
+      for (const job of jobs) await deliverTenantLinks(ctx, createMailer(ctx.config, ctx.log), job.data, job.id);
       const dir = outboxDir(ctx.config);
       const [file] = readdirSync(dir).filter((f) => f.startsWith("tenant-link-"));
       const link = /(http:\/\/\S+\/report\/\S+\/t\/[A-Za-z0-9_-]{43})/.exec(

@@ -48,17 +48,16 @@ const post = (slug: string, form: Record<string, string>, headers: Record<string
 const get = (path: string) => app.handle(new Request(`http://localhost${path}`, { headers: { accept: "text/html" } }));
 
 /** The queued link requests of the workspace, oldest first. */
-async function queued(): Promise<TenantLinkJob[]> {
-  const jobs = await db<{ data: TenantLinkJob }[]>`
-    select data from pgboss.job where name = ${tenantLinkQueue} and data->>'slug' = ${ws.slug} order by created_on`;
-  return jobs.map((j) => j.data);
+async function queued(): Promise<{ id: string; data: TenantLinkJob }[]> {
+  return db<{ id: string; data: TenantLinkJob }[]>`
+    select id, data from pgboss.job where name = ${tenantLinkQueue} and data->>'slug' = ${ws.slug} order by created_on`;
 }
 
 /** Runs the queued requests as the worker does, then forgets them; the tokens of the links emailed. */
 async function deliverQueued(): Promise<string[]> {
   const mailer = createMailer(ctx.config, ctx.log);
   const before = new Set(safeList());
-  for (const job of await queued()) await deliverTenantLinks(ctx, mailer, job);
+  for (const job of await queued()) await deliverTenantLinks(ctx, mailer, job.data, job.id);
   await db`delete from pgboss.job where name = ${tenantLinkQueue} and data->>'slug' = ${ws.slug}`;
   return safeList()
     .filter((f) => !before.has(f))

@@ -31,7 +31,8 @@ async function linked() {
   await db`update properties set address_postcode = ${postcode} where workspace_id = ${ws.id} and id = ${propertyId}`;
   const unitId = await rows.unit({ propertyId });
   const tenancyId = await rows.tenancy({ unitId, occupants: [{ contactId, isLead: true }] });
-  await deliverTenantLinks(ctx, createMailer(ctx.config, ctx.log), { slug: ws.slug, postcode, contact: email });
+  const job = { slug: ws.slug, postcode, contact: email };
+  await deliverTenantLinks(ctx, createMailer(ctx.config, ctx.log), job, crypto.randomUUID());
   const dir = outboxDir(ctx.config);
   const texts = readdirSync(dir).map((f) => parseEmail(readFileSync(join(dir, f), "utf8")).text ?? "");
   const text = texts.find((t) => !seen.has(t))!;
