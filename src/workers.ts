@@ -7,6 +7,7 @@ import { startEventsPurge } from "./events/purge.ts";
 import { startWebhookWorkers } from "./webhooks/deliver.ts";
 import { startTenantLinkWorker } from "./maintenance_pro/tenant_link.ts";
 import { startClockEventsWorker } from "./maintenance_pro/clock_events_worker.ts";
+import { startContractorLinkWorker } from "./maintenance_pro/contractor_link.ts";
 
 /** A feature's workers: started with the service, stopped by the job queue's graceful stop. */
 export type WorkerStarter = (ctx: AppContext) => Promise<void>;
@@ -20,6 +21,7 @@ export const workerStarters: WorkerStarter[] = [
   startWebhookWorkers,
   startClockEventsWorker,
   (ctx) => startTenantLinkWorker(ctx),
+  (ctx) => startContractorLinkWorker(ctx),
 ];
 
 /** Starts every worker. */

@@ -10,12 +10,16 @@ import type { EventData, EventType } from "./event_type.ts";
  */
 const ulid = monotonicFactory();
 
-/** Who made a change: an API key, a job worker, an operator's CLI command, or a provider's webhook. */
+/**
+ * Who made a change: an API key, a job worker, an operator's CLI command, a provider's webhook, or a contractor
+ * through the link of their works order (id: the contractor's contact).
+ */
 export type Actor =
   | { kind: "key"; id: string }
   | { kind: "worker"; id: string }
   | { kind: "cli"; id: null }
-  | { kind: "provider"; id: string };
+  | { kind: "provider"; id: string }
+  | { kind: "contractor"; id: string };
 
 /** What a write says about its change. */
 export interface EventInput<E extends EventType> {

@@ -20,8 +20,20 @@ export function eventEnvelope<T extends TSchema>(type: string | null, data: T) {
       data,
       requestId: Nullable(Type.String({ description: "The X-Request-Id of the request that made the change." })),
       actor: Strict({
-        kind: Type.Union([Type.Literal("key"), Type.Literal("worker"), Type.Literal("cli"), Type.Literal("provider")]),
-        id: Nullable(Type.String({ description: "The API key's id, the worker's or provider's name; null for cli." })),
+        kind: Type.Union([
+          Type.Literal("key"),
+          Type.Literal("worker"),
+          Type.Literal("cli"),
+          Type.Literal("provider"),
+          Type.Literal("contractor"),
+        ]),
+        id: Nullable(
+          Type.String({
+            description:
+              "The API key's id, the worker's or provider's name, the contractor's contact id (a write through the " +
+              "link of their works order); null for cli.",
+          }),
+        ),
       }),
     },
     {

@@ -167,6 +167,57 @@ export const worksOrderCancelled = eventType({
     "The agency cancelled a works order (cancelling one already cancelled records nothing). " + worksOrderData,
 });
 
+const byContractor =
+  "Written by the contractor through the link of the order (actor `contractor`, its id the contact's). ";
+
+/** The contractor accepted a works order; data is the order. */
+export const worksOrderAccepted = eventType({
+  name: "works_order.accepted",
+  subjectKind: "works_order",
+  data: WorksOrder,
+  description: `The contractor accepted a works order (status \`accepted\`). ${byContractor}${worksOrderData}`,
+});
+
+/** The contractor declined a works order; data is the order. */
+export const worksOrderDeclined = eventType({
+  name: "works_order.declined",
+  subjectKind: "works_order",
+  data: WorksOrder,
+  description:
+    `The contractor declined a works order with a reason (status \`declined\`, final). ${byContractor}` +
+    worksOrderData,
+});
+
+/** The contractor agreed an appointment for a works order; data is the order. */
+export const worksOrderScheduled = eventType({
+  name: "works_order.scheduled",
+  subjectKind: "works_order",
+  data: WorksOrder,
+  description:
+    `The contractor agreed an appointment (status \`scheduled\`; \`appointment\` its window), first or again. ` +
+    byContractor +
+    worksOrderData,
+});
+
+/** The contractor could not get in; data is the order. */
+export const worksOrderNoAccess = eventType({
+  name: "works_order.no_access",
+  subjectKind: "works_order",
+  data: WorksOrder,
+  description:
+    "The contractor's visit could not get in (status `no_access`; the repair has the access attempt). " +
+    byContractor +
+    worksOrderData,
+});
+
+/** The contractor completed a works order; data is the order. */
+export const worksOrderCompleted = eventType({
+  name: "works_order.completed",
+  subjectKind: "works_order",
+  data: WorksOrder,
+  description: `The contractor completed the work (status \`completed\`, final). ${byContractor}${worksOrderData}`,
+});
+
 /** Every event type of the group. */
 export const maintenanceProEvents = [
   portalAccessAccepted,
@@ -182,4 +233,9 @@ export const maintenanceProEvents = [
   hazardClockBreached,
   worksOrderRaised,
   worksOrderCancelled,
+  worksOrderAccepted,
+  worksOrderDeclined,
+  worksOrderScheduled,
+  worksOrderNoAccess,
+  worksOrderCompleted,
 ];

@@ -61,6 +61,7 @@ import {
   RepairsQuery,
   ReportRepairBody,
   TriageRepairBody,
+  type RepairAccessAttempt,
   type RepairMilestone,
 } from "./repair_schema.ts";
 import { hazardPolicyVersion } from "./schema.ts";
@@ -108,10 +109,10 @@ async function writeRepair(
 }
 
 /** A repair locked by its write's transaction. */
-type LockedRepair = RepairRow & { workspaceId: string };
+export type LockedRepair = RepairRow & { workspaceId: string };
 
 /** The repair, locked, or RepairNotFound. */
-async function lockedRepair(tx: Tx, workspaceId: string, id: string): Promise<LockedRepair> {
+export async function lockedRepair(tx: Tx, workspaceId: string, id: string): Promise<LockedRepair> {
   const row = await lockRepair(tx, workspaceId, id);
   if (!row) throw new RepairNotFound({ repairId: id });
   return { ...row, workspaceId };
@@ -441,6 +442,23 @@ export const triageRepair = operation({
   },
 });
 
+/**
+ * Adds a checked milestone to a locked repair (status `completed` for `completed`, else `in_progress`) and answers
+ * it; the agency's milestone write and the contractor's link both write through it.
+ */
+export function addMilestone(tx: Tx, row: LockedRepair, milestone: RepairMilestone, context: ClockContext) {
+  const changes = {
+    status: milestone.kind === "completed" ? "completed" : "in_progress",
+    milestones: inOrder([...row.milestones, milestone]),
+  };
+  return writeRepair(tx, row, changes, context);
+}
+
+/** Adds a checked access attempt to a locked repair and answers it (the agency's write and the contractor's link). */
+export function addAccessAttempt(tx: Tx, row: LockedRepair, attempt: RepairAccessAttempt, context: ClockContext) {
+  return writeRepair(tx, row, { accessAttempts: inOrder([...row.accessAttempts, attempt]) }, context);
+}
+
 /** Records a milestone of a repair. */
 export const recordRepairMilestone = operation({
   id: "maintenancePro.recordRepairMilestone",
@@ -504,11 +522,7 @@ export const recordRepairMilestone = operation({
         recordedAt: now,
         recordedByUserId: principal.createdByUserId,
       };
-      const changes = {
-        status: body.kind === "completed" ? "completed" : "in_progress",
-        milestones: inOrder([...row.milestones, milestone]),
-      };
-      const repair = await writeRepair(tx, row, changes, context);
+      const repair = await addMilestone(tx, row, milestone, context);
       await recordWrite(tx, principal, requestId, {
         action: "repair_milestone_recorded",
         repair,
@@ -551,8 +565,7 @@ export const recordAccessAttempt = operation({
       const at = instantText(body.at);
       checkAt(at, isRepairStatus(row.status) ? row.awareAt : null, now);
       const attempt = { id: ulid(), at, outcome: body.outcome, note: trimmed(body.note), recordedAt: now };
-      const changes = { accessAttempts: inOrder([...row.accessAttempts, attempt]) };
-      const repair = await writeRepair(tx, row, changes, context);
+      const repair = await addAccessAttempt(tx, row, attempt, context);
       await recordWrite(tx, principal, requestId, {
         action: "repair_access_attempt_recorded",
         repair,

@@ -1,5 +1,6 @@
 /** The maintenance-pro group's works order operations: raise, read, list, cancel. */
 import { Type, type Static } from "@sinclair/typebox";
+import { randomUUID } from "node:crypto";
 import { ulid } from "ulid";
 import type { Principal } from "../core/auth.ts";
 import type { Tx } from "../core/db.ts";
@@ -21,6 +22,8 @@ import {
   WorksOrderNotFound,
 } from "./errors.ts";
 import { worksOrderCancelled, worksOrderRaised } from "./events.ts";
+import { type ContractorLinkJob, contractorLinkQueue, ensureContractorLinkQueue } from "./contractor_link.ts";
+import { contractorLinkGraceDays, insertContractorLink } from "./contractor_queries.ts";
 import { lockRepair } from "./queries.ts";
 import { instantText, repairAnswer } from "./repair_rules.ts";
 import type { Repair } from "./repair_schema.ts";
@@ -120,6 +123,22 @@ export const raiseWorksOrder = operation({
       "remembered for at least 30 days.",
     "A successful raise is recorded in the activity log (with the key id and its user) and as the event " +
       "`works_order.raised`, in the same transaction.",
+    "The contractor's link: the raise queues, in its transaction, an email to the contractor's address with a link " +
+      "to the order's page (`/contractor/{token}`; the token is random and stored only as its SHA-256; a retried " +
+      "job never sends it twice; no email is sent when the contact has no address). The page shows the property's " +
+      "address, the instructions, who raised the order (the workspace's person to contact), `requiredBy` in UK " +
+      "time and the key set. There the contractor accepts or declines (with a reason), agrees an appointment " +
+      "(`scheduled`, again after `no_access`), and records the visit: `attended`, `no_access` (a note, required) or " +
+      "`completed` (a note). Each write moves `revision` up by one and records the event `works_order.accepted`, " +
+      "`.declined`, `.scheduled`, `.no_access` or `.completed` (`attended` records none), with the actor " +
+      "`contractor` and the contact's id. What the agency would record on the repair is recorded with it: " +
+      "`investigation` records the milestone `investigated` (with the finding the contractor gives) on attended or " +
+      "completed, `make_safe` `made_safe` on completed, `safety_work` `safety_work_started` on attended, `repair` " +
+      "`completed` on completed; `no_access` records an access attempt (`no_answer`, or `refused` when the " +
+      "contractor says so) with the note. A milestone the repair would refuse (recorded already, the repair not " +
+      "triaged, closed, or the milestone out of order) is left out and the order's write still happens. The link " +
+      `works while the order is open and, read-only, for ${contractorLinkGraceDays} days after it is completed, ` +
+      "declined or cancelled; of the agency cancelling while the contractor writes, exactly one wins.",
     orderShape,
   ].join("\n\n"),
   params,
@@ -137,6 +156,7 @@ export const raiseWorksOrder = operation({
   run: async ({ app, db, principal, params, body, requestId }) => {
     const now = nowText();
     const calendar = await currentWorkingCalendar(app.db);
+    await ensureContractorLinkQueue(app.jobs);
     const { workspaceId } = principal;
     const raise = async (tx: Tx) => {
       const row = await lockRepair(tx, workspaceId, params.id);
@@ -167,9 +187,14 @@ export const raiseWorksOrder = operation({
         requiredBy:
           body.requiredBy === undefined ? defaultRequiredBy(repair, body.purpose) : instantText(body.requiredBy),
         keySetId: body.keySetId ?? null,
+        raisedByUserId: principal.createdByUserId,
         now,
       });
       const order = worksOrderAnswer(inserted);
+      const jobId = randomUUID();
+      await insertContractorLink(tx, { workspaceId, worksOrderId: order.id, jobId });
+      const job: ContractorLinkJob = { workspaceId, worksOrderId: order.id };
+      await app.jobs.send(tx, contractorLinkQueue, job, { id: jobId });
       await recordWorksOrderWrite(tx, principal, requestId, {
         action: "works_order_raised",
         order,

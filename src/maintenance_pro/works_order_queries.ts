@@ -5,7 +5,8 @@ import type { WorksOrder, WorksOrderPurpose, WorksOrderStatus } from "./works_or
 /** A works order as stored, with the position it has in the list. */
 export type WorksOrderRow = WorksOrder & { sortRequired: string | null };
 
-const columns = (db: Db | Tx) => db`
+/** A works order's columns in answer shape, of the table aliased `o`. */
+export const worksOrderColumns = (db: Db | Tx) => db`
   o.id, o.reference, o.repair_id, o.contractor_contact_id, o.purpose, o.instructions,
   iso(o.required_by) as required_by, o.status, o.key_set_id,
   case when o.appointment_starts_at is null then null
@@ -17,14 +18,14 @@ const columns = (db: Db | Tx) => db`
 /** A works order of the workspace, or undefined. */
 export async function worksOrderRow(db: Db | Tx, workspaceId: string, id: string): Promise<WorksOrderRow | undefined> {
   const [row] = await db<WorksOrderRow[]>`
-    select ${columns(db)} from works_orders o where o.workspace_id = ${workspaceId} and o.id = ${id}`;
+    select ${worksOrderColumns(db)} from works_orders o where o.workspace_id = ${workspaceId} and o.id = ${id}`;
   return row;
 }
 
 /** A works order of the workspace, locked until the transaction ends, or undefined. */
 export async function lockWorksOrder(tx: Tx, workspaceId: string, id: string): Promise<WorksOrderRow | undefined> {
   const [row] = await tx<WorksOrderRow[]>`
-    select ${columns(tx)} from works_orders o where o.workspace_id = ${workspaceId} and o.id = ${id}
+    select ${worksOrderColumns(tx)} from works_orders o where o.workspace_id = ${workspaceId} and o.id = ${id}
     for no key update`;
   return row;
 }
@@ -59,6 +60,7 @@ export async function insertWorksOrder(
     instructions: string;
     requiredBy: string | null;
     keySetId: string | null;
+    raisedByUserId: string;
     now: string;
   },
 ): Promise<WorksOrderRow> {
@@ -68,15 +70,15 @@ export async function insertWorksOrder(
       where workspace_id = ${order.workspaceId} and repair_id = ${order.repairId}
     ), o as (
       insert into works_orders (workspace_id, id, repair_id, seq, reference, contractor_contact_id, purpose,
-        instructions, required_by, status, key_set_id, created_at, updated_at)
+        instructions, required_by, status, key_set_id, raised_by_user_id, created_at, updated_at)
       select ${order.workspaceId}, ${order.id}, ${order.repairId}, next.seq,
         ${order.repairReference} || '/' || next.seq,
         ${order.contractorContactId}, ${order.purpose}, ${order.instructions}, ${order.requiredBy}, 'raised',
-        ${order.keySetId}, ${order.now}, ${order.now}
+        ${order.keySetId}, ${order.raisedByUserId}, ${order.now}, ${order.now}
       from next
       returning *
     )
-    select ${columns(tx)} from o`;
+    select ${worksOrderColumns(tx)} from o`;
   return row!;
 }
 
@@ -107,7 +109,7 @@ export async function updateWorksOrder(
       where workspace_id = ${workspaceId} and id = ${id} and revision = ${revision}
       returning *
     )
-    select ${columns(tx)} from o`;
+    select ${worksOrderColumns(tx)} from o`;
   return row;
 }
 
@@ -125,7 +127,7 @@ export interface WorksOrdersPageQuery {
 export async function worksOrdersPage(db: Db, workspaceId: string, q: WorksOrdersPageQuery): Promise<WorksOrderRow[]> {
   const key = db`coalesce(o.required_by, 'infinity')`;
   return db<WorksOrderRow[]>`
-    select ${columns(db)} from works_orders o
+    select ${worksOrderColumns(db)} from works_orders o
     where o.workspace_id = ${workspaceId}
       ${q.repairId === undefined ? db`` : db`and o.repair_id = ${q.repairId}`}
       ${q.contractorContactId === undefined ? db`` : db`and o.contractor_contact_id = ${q.contractorContactId}`}

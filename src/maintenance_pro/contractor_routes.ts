@@ -1,0 +1,193 @@
+/**
+ * The contractor's public pages (group maintenance-pro-contractor): `GET /contractor/{token}` is the page of the
+ * link's works order, `POST /contractor/{token}` one of its forms (field `action`: `accept`, `decline`, `schedule`,
+ * `visit`). The token alone finds the order (and so its workspace); nothing else in the request names one. Every
+ * request counts against the per-address budget `contractor`. Cross-site posts are refused.
+ */
+import type { AppError } from "../core/errors.ts";
+import { londonInstant } from "../core/dates.ts";
+import type { PublicRequest, PublicRoute } from "../core/public_route.ts";
+import { actAsContractor, type ContractorAction, type ContractorOutcome } from "./contractor_actions.ts";
+import { contractorNoticeHtml, contractorOrderHtml, contractorPage, statusWords } from "./contractor_page.ts";
+import { type ContractorView, contractorViewByHash } from "./contractor_queries.ts";
+import { CrossSiteRequest } from "./errors.ts";
+import { hashInvitationToken } from "./invitation_token.ts";
+import { crossSite, tokenHashPrefix } from "./portal_routes.ts";
+
+/** The shape of a token the service mints (32 bytes in base64url). */
+const tokenShape = /^[A-Za-z0-9_-]{43}$/;
+
+/** How far ahead an appointment may start. */
+const appointmentHorizonDays = 366;
+
+/** The origins of the configured addresses. */
+function ownOrigins(req: PublicRequest): string[] {
+  return [req.app.config.publicBaseUrl, req.app.config.portalBaseUrl].map((u) => new URL(u).origin);
+}
+
+/** How a refusal is answered: a page. */
+function refuse(error: AppError, req: Pick<PublicRequest, "requestId" | "request">): Response {
+  if (error.tag === "RateLimited") {
+    const wait = error.headers["retry-after"] ?? "60";
+    const text = `There have been too many requests. Please wait ${wait} seconds and try again.`;
+    return contractorPage(error.status, contractorNoticeHtml("Too many requests", text), req.requestId, error.headers);
+  }
+  if (error.tag === "CrossSiteRequest") {
+    const text = "For your security, this form can only be sent from its own page. Please open the page again.";
+    return contractorPage(error.status, contractorNoticeHtml("Please use the form on our page", text), req.requestId);
+  }
+  const text = `Please try again in a moment. If it keeps happening, quote reference ${req.requestId}.`;
+  return contractorPage(error.status, contractorNoticeHtml("Something went wrong", text), req.requestId);
+}
+
+const budget: PublicRoute["budget"] = {
+  name: () => "contractor",
+  perMinute: (config) => config.portalBudgetPerMinute,
+};
+
+/** The order of a request's link, or the page refusing it (unknown token, expired link). */
+async function linkOf(req: PublicRequest): Promise<ContractorView | Response> {
+  const token = req.params.token ?? "";
+  const view = tokenShape.test(token) ? await contractorViewByHash(req.app.db, hashInvitationToken(token)) : undefined;
+  req.app.log.info("contractor link", { requestId: req.requestId, tokenHash: tokenHashPrefix(token) });
+  if (!view) {
+    req.logged.error = "ContractorLinkNotFound";
+    const text = "This link is not valid. Please check that you opened the whole link from the email.";
+    return contractorPage(404, contractorNoticeHtml("Link not recognised", text), req.requestId);
+  }
+  req.logged.workspaceId = view.workspaceId;
+  if (view.expired) {
+    req.logged.error = "ContractorLinkExpired";
+    const text =
+      "This works order closed some time ago, so the link no longer works. " + `Please contact ${view.workspaceName}.`;
+    return contractorPage(410, contractorNoticeHtml("This link has expired", text), req.requestId);
+  }
+  return view;
+}
+
+/** The page of a link's works order. */
+export const contractorOrder: PublicRoute = {
+  id: "contractor.order",
+  method: "GET",
+  path: "/contractor/:token",
+  budget,
+  refuse,
+  async handle(req) {
+    const view = await linkOf(req);
+    if (view instanceof Response) return view;
+    return contractorPage(200, contractorOrderHtml(view), req.requestId);
+  },
+};
+
+/** A form read: the action and the revision it was sent against, or what to fix. */
+export function readContractorForm(
+  body: string,
+  view: ContractorView,
+  now = Date.now(),
+): { action?: ContractorAction; revision?: number; problems: string[] } {
+  const fields = new URLSearchParams(body);
+  const problems: string[] = [];
+  const revisionText = fields.get("revision") ?? "";
+  const revision = /^[1-9][0-9]{0,8}$/.test(revisionText) ? Number(revisionText) : undefined;
+  if (revision === undefined) problems.push("Please send the form from its page.");
+  const text = (name: string, max: number) => (fields.get(name) ?? "").trim().slice(0, max);
+  const finding = () => {
+    const value = fields.get("finding");
+    if (value === "hazard_confirmed" || value === "no_hazard") return value;
+    if (view.order.purpose === "investigation") problems.push("Please say what you found: a hazard or no hazard.");
+    return null;
+  };
+  let action: ContractorAction | undefined;
+  switch (fields.get("action")) {
+    case "accept":
+      action = { kind: "accept" };
+      break;
+    case "decline": {
+      const reason = text("reason", 500);
+      if (!reason) problems.push("Please say why you decline the order.");
+      action = { kind: "decline", reason };
+      break;
+    }
+    case "schedule": {
+      const window = appointmentOf(fields.get("date") ?? "", fields.get("from") ?? "", fields.get("to") ?? "", now);
+      if (typeof window === "string") problems.push(window);
+      else action = { kind: "schedule", ...window };
+      break;
+    }
+    case "visit": {
+      const note = text("note", 2000);
+      const outcome = fields.get("outcome");
+      if (outcome === "no_access") {
+        if (!note) problems.push("Please say what you tried when you could not get in.");
+        action = { kind: "no_access", note, refused: fields.get("refused") === "yes" };
+      } else if (outcome === "attended" || outcome === "completed") {
+        action = { kind: outcome, note: note || null, finding: finding() };
+      } else problems.push("Please choose what happened at the visit.");
+      break;
+    }
+    default:
+      problems.push("Please send the form from its page.");
+  }
+  return problems.length ? { problems } : { action, revision, problems };
+}
+
+/** An appointment's window from a London date and two London times, or what is wrong with it. */
+function appointmentOf(date: string, from: string, to: string, now: number) {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^\d{2}:\d{2}$/.test(from) || !/^\d{2}:\d{2}$/.test(to))
+    return "Please give the appointment's date and its start and end times.";
+  let starts: number;
+  let ends: number;
+  try {
+    starts = londonInstant(date, from);
+    ends = londonInstant(date, to);
+  } catch {
+    return "Please give the appointment's date and its start and end times.";
+  }
+  if (ends <= starts) return "The appointment must end after it starts.";
+  if (ends <= now) return "The appointment must not be over already.";
+  if (starts > now + appointmentHorizonDays * 86_400_000) return "The appointment must be within a year.";
+  return { startsAt: new Date(starts).toISOString(), endsAt: new Date(ends).toISOString() };
+}
+
+/** The page answering a write that was not taken. */
+function notTaken(req: PublicRequest, view: ContractorView, outcome: Exclude<ContractorOutcome, { kind: "done" }>) {
+  const current = { ...view, order: outcome.order };
+  const status = statusWords[outcome.order.status].toLowerCase();
+  if (outcome.kind === "closed") {
+    req.logged.error = "WorksOrderClosed";
+    const notice = `Nothing was recorded: this order is now ${status}.`;
+    return contractorPage(409, contractorOrderHtml(current, [], notice), req.requestId);
+  }
+  req.logged.error = outcome.kind === "stale" ? "RevisionConflict" : "WorksOrderNotNow";
+  const notice = `Nothing was recorded: the order changed since you opened the page (now: ${status}). Please check it.`;
+  return contractorPage(409, contractorOrderHtml(current, [], notice), req.requestId);
+}
+
+/** A form of the page: answered with a redirect to the page once taken, else the page saying why not. */
+export const contractorAct: PublicRoute = {
+  id: "contractor.act",
+  method: "POST",
+  path: "/contractor/:token",
+  budget,
+  refuse,
+  async handle(req) {
+    if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
+    const view = await linkOf(req);
+    if (view instanceof Response) return view;
+    const { action, revision, problems } = readContractorForm(req.body ?? "", view);
+    if (!action || revision === undefined) {
+      req.logged.error = "ValidationFailed";
+      return contractorPage(400, contractorOrderHtml(view, problems), req.requestId);
+    }
+    const outcome = await actAsContractor(req.app, req.app.db, view, action, revision, req.requestId);
+    if (outcome.kind !== "done") return notTaken(req, view, outcome);
+    req.app.log.info("contractor write", { requestId: req.requestId, worksOrderId: outcome.order.id });
+    return new Response(null, {
+      status: 303,
+      headers: { location: req.url.pathname, "cache-control": "no-store", "x-request-id": req.requestId },
+    });
+  },
+};
+
+/** The contractor's public routes. */
+export const contractorRoutes: readonly PublicRoute[] = [contractorOrder, contractorAct];
