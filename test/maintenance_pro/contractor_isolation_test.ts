@@ -1,0 +1,121 @@
+/**
+ * A contractor's link reaches its own works order and nothing else: every contractor route, with every form, called
+ * with another order's token (same workspace, another workspace) or a made-up one, and with fields naming another
+ * order, shows and changes only the token's own order (or nothing at all).
+ */
+import { afterAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { londonToday } from "../../src/core/dates.ts";
+import { contractorRoutes } from "../../src/maintenance_pro/contractor_routes.ts";
+import { harness } from "../support/harness.ts";
+import { contractorCalls, contractorWorld, deliverToOutbox, sameSite } from "./contractor_fixtures.ts";
+import { outboxContext } from "./portal_fixtures.ts";
+
+const h = await harness();
+const db = h.database.db;
+const ctx = outboxContext(h);
+afterAll(() => rmSync(ctx.config.dataDir, { recursive: true, force: true }));
+const { app } = contractorCalls(ctx);
+
+const tomorrow = londonToday(Date.now() + 86_400_000);
+
+/** Every form a POST route takes, filled in validly. */
+const forms: Record<string, string>[] = [
+  { action: "accept" },
+  { action: "decline", reason: "Not my trade" },
+  { action: "schedule", date: tomorrow, from: "09:00", to: "10:00" },
+  { action: "visit", outcome: "attended", note: "On site" },
+  { action: "visit", outcome: "no_access", note: "No answer" },
+  { action: "visit", outcome: "completed", note: "Done" },
+];
+
+/** The state of every order and repair of the database, to compare before and after. */
+const state = () =>
+  db`
+    select 'order' as kind, id, status, revision from works_orders
+    union all select 'repair', id, status, revision from repairs order by kind, id`;
+
+/** Calls every contractor route with `token`, each POST with each form (fields naming `decoy` added). */
+async function callEveryRoute(token: string, decoy: { id: string; workspaceId: string; revision: number }) {
+  const answers: { route: string; status: number; text: string }[] = [];
+  for (const route of contractorRoutes) {
+    const path = route.path.replace(":token", token);
+    const bodies = route.method === "GET" ? [undefined] : forms;
+    for (const form of bodies) {
+      const body =
+        form &&
+        new URLSearchParams({
+          ...form,
+          revision: String(decoy.revision),
+          id: decoy.id,
+          worksOrderId: decoy.id,
+          workspaceId: decoy.workspaceId,
+        }).toString();
+      const res = await app.handle(
+        new Request(`http://localhost${path}?worksOrderId=${decoy.id}`, {
+          method: route.method,
+          headers: { accept: "text/html", "content-type": "application/x-www-form-urlencoded", ...sameSite },
+          body,
+        }),
+      );
+      answers.push({
+        route: `${route.method} ${route.path} ${form?.action ?? ""}`,
+        status: res.status,
+        text: await res.text(),
+      });
+    }
+  }
+  return answers;
+}
+
+test("another order's token, another workspace's, or a made-up one never reach the order", async () => {
+  const ours = await contractorWorld(h);
+  const target = await ours.raise({ instructions: "The order under attack" });
+  const targetToken = await deliverToOutbox(ctx, ours.world.ws.id, target.id);
+  const sibling = await ours.raise({ instructions: "Another order of the same workspace" });
+  const siblingToken = await deliverToOutbox(ctx, ours.world.ws.id, sibling.id);
+  const theirs = await contractorWorld(h);
+  const foreign = await theirs.raise({ instructions: "An order of another workspace" });
+  const foreignToken = await deliverToOutbox(ctx, theirs.world.ws.id, foreign.id);
+  const decoy = { id: target.id, workspaceId: ours.world.ws.id, revision: target.revision };
+  const before = await state();
+  const targetRow = () => state().then((rows) => rows.find((r) => r.id === target.id));
+
+  // A made-up token (well formed, and not) finds nothing on any route and changes nothing anywhere.
+  for (const token of [Buffer.alloc(32, 1).toString("base64url"), "x", `${targetToken}x`, targetToken.slice(1)]) {
+    for (const answer of await callEveryRoute(token, decoy)) {
+      expect([answer.route, answer.status]).toEqual([answer.route, 404]);
+      expect(answer.text).not.toContain(target.reference);
+    }
+  }
+  expect(await state()).toEqual(before);
+
+  // Another order's token (same workspace, another workspace): every answer is about that order only.
+  for (const [token, own] of [
+    [foreignToken, foreign],
+    [siblingToken, sibling],
+  ] as const) {
+    for (const answer of await callEveryRoute(token, decoy)) {
+      expect(answer.text).not.toContain("The order under attack");
+      if (answer.status === 200 || answer.status === 409 || answer.status === 400)
+        expect(answer.text).toContain(`Works order ${own.reference}`);
+    }
+    expect(await targetRow()).toEqual(before.find((r) => r.id === target.id));
+    if (token === foreignToken) {
+      // The other workspace's link moved its own order and repair only.
+      const changed = (await state()).filter(
+        (r) => JSON.stringify(before.find((b) => b.id === r.id)) !== JSON.stringify(r),
+      );
+      expect(changed.map((r) => r.id)).toContain(foreign.id);
+      for (const r of changed) expect([foreign.id, theirs.repair.id]).toContain(r.id);
+    }
+  }
+  // The sibling was written through its own link only (it moved), the target never.
+  const after = await state();
+  expect(after.find((r) => r.id === target.id)).toEqual(before.find((r) => r.id === target.id));
+  expect(after.find((r) => r.id === sibling.id)!.revision).toBeGreaterThan(1);
+  // The target's own link still works.
+  const own = await app.handle(new Request(`http://localhost/contractor/${targetToken}`));
+  expect(own.status).toBe(200);
+  expect(await own.text()).toContain("The order under attack");
+});
