@@ -26,6 +26,7 @@ import {
 import { createApiKey, revokeApiKey, listApiKeys, expiryChoices } from "./core/api_keys.ts";
 import { ensureDemo } from "./workspace_import/demo.ts";
 import { importWorkspace } from "./workspace_import/import.ts";
+import { exportWorkspace } from "./workspace_export/export.ts";
 import { ImportRejected } from "./workspace_import/errors.ts";
 import { moduleIds, WorkspaceDocument } from "./workspace_import/schema.ts";
 import { revokePortalAccess } from "./maintenance_pro/portal_access.ts";
@@ -224,6 +225,13 @@ export const commands: readonly Command[] = [
     options: {},
     summary: "the import document's JSON Schema, its rules in descriptions",
     run: () => WorkspaceDocument,
+  }),
+  command({
+    name: "export",
+    options: { workspace },
+    summary: "the workspace's document as import takes it; computed fields (clocks, totals) left out",
+    run: ({ options: o, withDb }) =>
+      withDb(async ({ db }) => exportWorkspace(db, await workspaceIdOf(db, o.workspace))),
   }),
   command({
     name: "demo",
