@@ -76,9 +76,25 @@ export function linkSentHtml(): string {
   );
 }
 
-/** A page of one line: a refusal or a notice. */
-export function noticeHtml(title: string, text: string): string {
-  return tenantHtml(title, html`<p>${text}</p>`);
+/** A page of one line: a refusal or a notice; `next` a link to follow (e.g. to ask for a new link). */
+export function noticeHtml(title: string, text: string, next?: { href: string; label: string }): string {
+  return tenantHtml(title, html`<p>${text}</p>${next ? html`<p><a href="${next.href}">${next.label}</a></p>` : ""}`);
+}
+
+/**
+ * The page of an unused link: a button that opens the tenancy's page. Only its POST spends the link, so a mail
+ * scanner fetching the link spends nothing and reads nothing of the tenancy.
+ */
+export function continueHtml(workspaceName: string): string {
+  return tenantHtml(
+    "Your repairs",
+    html`<p>This link opens the page where you report repairs to <strong>${workspaceName}</strong> and follow the \
+repairs you reported.</p>
+<form method="post">
+<button type="submit">Continue</button>
+</form>
+<p class="small">The link works once. Your visit then lasts an hour; for a later visit, ask for a new link.</p>`,
+  );
 }
 
 /** The status of a repair in words. */
@@ -192,12 +208,13 @@ ${repairs.length ? repairs.map(repairCard) : html`<p>No repairs yet.</p>`}`,
   );
 }
 
-/** The answer to a report: its reference at once. */
-export function reportedHtml(repair: Repair, atRisk: boolean): string {
+/** The answer to a report: its reference at once, and the way back to the tenancy's page. */
+export function reportedHtml(repair: Repair, atRisk: boolean, repairsPath: string): string {
   return tenantHtml(
     "Repair reported",
     html`<p>Thank you. Your reference is <strong class="reference">${repair.reference ?? ""}</strong>.</p>
 ${atRisk ? emergencyNumbers : ""}
-<p>Use your link again to see what must happen by when.</p>`,
+<p><a href="${repairsPath}">See your repairs and what must happen by when</a></p>
+<p class="small">For a later visit, ask for a new link.</p>`,
   );
 }

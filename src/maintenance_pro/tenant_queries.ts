@@ -1,4 +1,5 @@
 /** The SQL of the tenant's repair page: matching a link request, storing links, reading a link's tenancy. */
+import type postgres from "postgres";
 import type { Db, Tx } from "../core/db.ts";
 
 /** An occupant a link request matched: where the link goes. */
@@ -64,6 +65,7 @@ export interface TenantLinkView {
   workspaceId: string;
   workspaceName: string;
   workspaceSlug: string;
+  linkId: string;
   tenancyId: string;
   contactId: string;
   tenantName: string;
@@ -72,25 +74,60 @@ export interface TenantLinkView {
   unitLabel: string;
   propertyLabel: string;
   tenancyStatus: "active" | "notice_given" | "ended";
+  /** The link's 24 hours are over. */
   expired: boolean;
+  /** The link was used (its page was opened with Continue). */
+  spent: boolean;
+  /** The session started with the link is over (false while it lasts or when none started). */
+  sessionOver: boolean;
 }
 
-/** The link of a token's hash, or undefined (a suspended workspace's links, like its report page, are not found). */
-export async function tenantLinkByHash(db: Db | Tx, tokenHash: Buffer): Promise<TenantLinkView | undefined> {
+/** The link the `where` fragment finds (of `tenant_links l`), unless its workspace is suspended. */
+async function linkView(
+  db: Db | Tx,
+  where: postgres.PendingQuery<postgres.Row[]>,
+): Promise<TenantLinkView | undefined> {
   const [row] = await db<TenantLinkView[]>`
     select l.workspace_id as "workspaceId", w.name as "workspaceName", w.slug as "workspaceSlug",
-           l.tenancy_id as "tenancyId", l.contact_id as "contactId", c.name as "tenantName",
+           l.id as "linkId", l.tenancy_id as "tenancyId", l.contact_id as "contactId", c.name as "tenantName",
            p.id as "propertyId", u.id as "unitId",
            u.label as "unitLabel", p.label as "propertyLabel", t.status as "tenancyStatus",
-           l.expires_at <= now() as expired
+           l.expires_at <= now() as expired, l.spent_at is not null as spent,
+           coalesce(l.session_expires_at <= now(), false) as "sessionOver"
     from tenant_links l
     join workspaces w on w.id = l.workspace_id
     join tenancies t on t.workspace_id = l.workspace_id and t.id = l.tenancy_id
     join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id
     join properties p on p.workspace_id = u.workspace_id and p.id = u.property_id
     join contacts c on c.workspace_id = l.workspace_id and c.id = l.contact_id
-    where l.token_hash = ${tokenHash} and w.suspended_at is null`;
+    where ${where} and w.suspended_at is null`;
   return row;
+}
+
+/** The link of a token's hash, or undefined (a suspended workspace's links, like its report page, are not found). */
+export function tenantLinkByHash(db: Db | Tx, tokenHash: Buffer): Promise<TenantLinkView | undefined> {
+  return linkView(db, db`l.token_hash = ${tokenHash}`);
+}
+
+/** The link whose session a cookie's hash names, or undefined (as tenantLinkByHash). */
+export function tenantLinkBySession(db: Db | Tx, sessionHash: Buffer): Promise<TenantLinkView | undefined> {
+  return linkView(db, db`l.session_hash = ${sessionHash}`);
+}
+
+/**
+ * Spends a link: marks it used and starts its session (the cookie's hash), lasting `minutes`. Returns the session's
+ * end as an instant; undefined when the link was spent already (a concurrent spend won) or has expired.
+ */
+export async function spendTenantLink(
+  db: Db | Tx,
+  link: { workspaceId: string; linkId: string; sessionHash: Buffer; minutes: number },
+): Promise<string | undefined> {
+  const [row] = await db<{ sessionExpiresAt: string }[]>`
+    update tenant_links set spent_at = now(), session_hash = ${link.sessionHash},
+           session_expires_at = now() + make_interval(mins => ${link.minutes})
+    where workspace_id = ${link.workspaceId} and id = ${link.linkId} and spent_at is null and expires_at > now()
+    returning iso(session_expires_at) as "sessionExpiresAt"`;
+  return row?.sessionExpiresAt;
 }
 
 /** Whether a workspace of the slug exists and is not suspended. */

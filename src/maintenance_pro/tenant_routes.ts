@@ -12,13 +12,36 @@ import { CrossSiteRequest } from "./errors.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
 import { crossSite, tokenHashPrefix } from "./portal_routes.ts";
 import { ensureTenantLinkQueue, type TenantLinkJob, tenantLinkQueue } from "./tenant_link.ts";
-import { linkRequestHtml, linkSentHtml, noticeHtml, reportedHtml, tenancyHtml, tenantPage } from "./tenant_page.ts";
+import {
+  continueHtml,
+  linkRequestHtml,
+  linkSentHtml,
+  noticeHtml,
+  reportedHtml,
+  tenancyHtml,
+  tenantPage,
+} from "./tenant_page.ts";
 import { ulid } from "ulid";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
 import { tenancyRepairRows } from "./queries.ts";
 import { repairAnswer } from "./repair_rules.ts";
 import { readReportForm, reportByTenant } from "./tenant_report.ts";
-import { reportWorkspace, type TenantLinkView, tenantLinkByHash } from "./tenant_queries.ts";
+import {
+  reportWorkspace,
+  spendTenantLink,
+  type TenantLinkView,
+  tenantLinkByHash,
+  tenantLinkBySession,
+} from "./tenant_queries.ts";
+import {
+  hashTenantSession,
+  newTenantSession,
+  sessionCookie,
+  sessionOf,
+  tenantPagesPath,
+  tenantRepairsPath,
+  tenantSessionMinutes,
+} from "./tenant_session.ts";
 
 /** Link requests a minute for one postcode of one workspace, whoever asks. */
 export const postcodeRequestsPerMinute = 5;
@@ -109,15 +132,61 @@ export const reportRequestLink: PublicRoute = {
   },
 };
 
-/** The page of a link: its tenancy's repairs; an expired link, or one of an ended tenancy, is refused with a page. */
-export const reportTenancy: PublicRoute = {
-  id: "report.tenancy",
+/**
+ * The page of a link: a "Continue" button whose POST spends the link. Fetching it spends nothing (mail scanners
+ * fetch links), so it shows nothing of the tenancy. Refused with a page: unknown (404), of an ended tenancy,
+ * expired or used (410). A used link opened again in the browser its session lives in goes to the tenancy's page.
+ */
+export const reportLink: PublicRoute = {
+  id: "report.link",
   method: "GET",
   path: "/report/:slug/t/:token",
   budget,
   refuse,
   async handle(req) {
     const view = await linkOf(req);
+    if (view instanceof Response) return view;
+    return tenantPage(200, continueHtml(view.workspaceName), req.requestId);
+  },
+};
+
+/**
+ * The link's "Continue": spends the link and starts its session (a cookie bound to the link's row, see
+ * tenant_session.ts), then sends the browser to the tenancy's page. Cross-site posts are refused and spend nothing.
+ */
+export const reportOpenLink: PublicRoute = {
+  id: "report.open_link",
+  method: "POST",
+  path: "/report/:slug/t/:token",
+  budget,
+  refuse,
+  async handle(req) {
+    if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
+    const view = await linkOf(req);
+    if (view instanceof Response) return view;
+    const session = newTenantSession();
+    const spent = await spendTenantLink(req.app.db, {
+      workspaceId: view.workspaceId,
+      linkId: view.linkId,
+      sessionHash: hashTenantSession(session),
+      minutes: tenantSessionMinutes,
+    });
+    if (!spent) return usedLink(req, view);
+    req.app.log.info("tenant link spent", { requestId: req.requestId, linkId: view.linkId });
+    const secure = req.url.protocol === "https:" || req.app.config.publicBaseUrl.startsWith("https:");
+    return openPage(req, view.workspaceSlug, { "set-cookie": sessionCookie(view.workspaceSlug, session, secure) });
+  },
+};
+
+/** The page of a session's tenancy: its repairs, and the form. */
+export const reportRepairs: PublicRoute = {
+  id: "report.repairs",
+  method: "GET",
+  path: "/report/:slug/repairs",
+  budget,
+  refuse,
+  async handle(req) {
+    const view = await sessionLink(req);
     if (view instanceof Response) return view;
     return tenantPage(200, await tenancyPage(req, view), req.requestId);
   },
@@ -136,7 +205,27 @@ async function tenancyPage(req: PublicRequest, view: TenantLinkView, problems: s
   return tenancyHtml(view, repairs, ulid(), problems);
 }
 
-/** The link of a request, or the page refusing it (unknown, of an ended tenancy, expired). */
+/** The refusal of a link used already; in the browser holding its live session, the way to the tenancy's page. */
+async function usedLink(req: PublicRequest, view: TenantLinkView): Promise<Response> {
+  const session = sessionOf(req.request);
+  const held = session ? await tenantLinkBySession(req.app.db, hashTenantSession(session)) : undefined;
+  if (held && held.linkId === view.linkId && held.workspaceId === view.workspaceId && !held.sessionOver) {
+    return openPage(req, view.workspaceSlug);
+  }
+  req.logged.error = "TenantLinkUsed";
+  const text = "Each link opens your page once, so this one no longer works. Please ask for a new link.";
+  const next = { href: tenantPagesPath(view.workspaceSlug), label: "Ask for a new link" };
+  return tenantPage(410, noticeHtml("This link has been used", text, next), req.requestId);
+}
+
+/** The answer sending the browser to the tenancy's page (303), with the headers given (the session's cookie). */
+function openPage(req: PublicRequest, slug: string, headers: Record<string, string> = {}): Response {
+  const to = tenantRepairsPath(slug);
+  const page = noticeHtml("Your repairs", "Your page is open.", { href: to, label: "Continue" });
+  return tenantPage(303, page, req.requestId, { location: to, ...headers });
+}
+
+/** The link of a request, or the page refusing it (unknown, of an ended tenancy, expired, used). */
 async function linkOf(req: PublicRequest): Promise<TenantLinkView | Response> {
   const token = req.params.token ?? "";
   const view = tokenShape.test(token) ? await tenantLinkByHash(req.app.db, hashInvitationToken(token)) : undefined;
@@ -147,32 +236,54 @@ async function linkOf(req: PublicRequest): Promise<TenantLinkView | Response> {
     return tenantPage(404, noticeHtml("Link not recognised", text), req.requestId);
   }
   req.logged.workspaceId = view.workspaceId;
-  if (view.tenancyStatus === "ended") {
-    req.logged.error = "TenancyEnded";
-    const text = `This tenancy has ended, so the link no longer works. Please contact ${view.workspaceName}.`;
-    return tenantPage(410, noticeHtml("Your tenancy has ended", text), req.requestId);
-  }
+  const ended = tenancyEnded(req, view);
+  if (ended) return ended;
+  if (view.spent) return usedLink(req, view);
   if (view.expired) {
     req.logged.error = "TenantLinkExpired";
     const text = "Links work for 24 hours. Please ask for a new one from the report page.";
-    return tenantPage(410, noticeHtml("This link has expired", text), req.requestId);
+    const next = { href: tenantPagesPath(view.workspaceSlug), label: "Ask for a new link" };
+    return tenantPage(410, noticeHtml("This link has expired", text, next), req.requestId);
   }
   return view;
 }
 
+/** The page refusing a link or session of a tenancy that ended, or undefined. */
+function tenancyEnded(req: PublicRequest, view: TenantLinkView): Response | undefined {
+  if (view.tenancyStatus !== "ended") return undefined;
+  req.logged.error = "TenancyEnded";
+  const text = `This tenancy has ended, so the link no longer works. Please contact ${view.workspaceName}.`;
+  return tenantPage(410, noticeHtml("Your tenancy has ended", text), req.requestId);
+}
+
+/** The link of a request's session, or the page refusing it (none, another workspace's, over: 401; ended: 410). */
+async function sessionLink(req: PublicRequest): Promise<TenantLinkView | Response> {
+  const session = sessionOf(req.request);
+  const view = session ? await tenantLinkBySession(req.app.db, hashTenantSession(session)) : undefined;
+  if (!view || view.workspaceSlug !== req.params.slug || view.sessionOver) {
+    req.logged.error = "TenantSessionMissing";
+    if (view && view.workspaceSlug === req.params.slug) req.logged.workspaceId = view.workspaceId;
+    const text = "Your visit has ended, or this page was opened without your link. Please ask for a new link.";
+    const next = { href: tenantPagesPath(req.params.slug ?? ""), label: "Ask for a new link" };
+    return tenantPage(401, noticeHtml("Please open a new link", text, next), req.requestId);
+  }
+  req.logged.workspaceId = view.workspaceId;
+  return tenancyEnded(req, view) ?? view;
+}
+
 /**
- * A report from the page of a link: the repair (channel portal, the tenant as reporter, the link's tenancy and
- * unit, aware now) and its reference at once. A form sent twice answers the first repair again.
+ * A report from the page of a session's tenancy: the repair (channel portal, the tenant as reporter, the link's
+ * tenancy and unit, aware now) and its reference at once. A form sent twice answers the first repair again.
  */
 export const reportByLink: PublicRoute = {
   id: "report.report",
   method: "POST",
-  path: "/report/:slug/t/:token",
+  path: "/report/:slug/repairs",
   budget,
   refuse,
   async handle(req) {
     if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
-    const view = await linkOf(req);
+    const view = await sessionLink(req);
     if (view instanceof Response) return view;
     const { form, problems } = readReportForm(req.body ?? "");
     if (!form) {
@@ -181,9 +292,16 @@ export const reportByLink: PublicRoute = {
     }
     const repair = await reportByTenant(req.app, req.app.db, view, form, req.requestId);
     req.app.log.info("tenant report", { requestId: req.requestId, repairId: repair.id });
-    return tenantPage(200, reportedHtml(repair, form.atRisk), req.requestId);
+    return tenantPage(200, reportedHtml(repair, form.atRisk, tenantRepairsPath(view.workspaceSlug)), req.requestId);
   },
 };
 
 /** The tenant's public routes. */
-export const tenantRoutes: readonly PublicRoute[] = [reportStart, reportRequestLink, reportTenancy, reportByLink];
+export const tenantRoutes: readonly PublicRoute[] = [
+  reportStart,
+  reportRequestLink,
+  reportLink,
+  reportOpenLink,
+  reportRepairs,
+  reportByLink,
+];

@@ -97,7 +97,11 @@ describe.skipIf(!haveChromium("tenant browser test"))(
         parseEmail(readFileSync(join(dir, file!), "utf8")).text ?? "",
       )![1]!;
 
+      // The link's page spends nothing when fetched: its Continue (a POST) opens the tenancy's page.
       expect((await page.goto(link, { waitUntil: "load" }))!.status()).toBe(200);
+      await checked("continue");
+      await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
+      expect(page.url()).toBe(`${base}/report/${ws.slug}/repairs`);
       await checked("tenancy");
       await page.select("#category", "damp_mould");
       await page.type("#location", "Bedroom");
@@ -112,6 +116,19 @@ describe.skipIf(!haveChromium("tenant browser test"))(
       const [repair] = await db<{ reference: string }[]>`select reference from repairs where workspace_id = ${ws.id}`;
       expect(await page.$eval(".reference", (el) => el.textContent)).toBe(repair!.reference);
       await checked("reported");
+      await Promise.all([page.waitForNavigation(), page.click("main a")]);
+      expect(await page.$eval("main", (el) => el.textContent ?? "")).toContain("Repairs you reported");
+
+      // The link is spent: another browser (no session) is told so, and how to get a new one.
+      const other = await chrome!.browser.createBrowserContext();
+      const stranger = await other.newPage();
+      await stranger.setJavaScriptEnabled(false);
+      await stranger.setViewport(phone);
+      expect((await stranger.goto(link, { waitUntil: "load" }))!.status()).toBe(410);
+      expect(await stranger.$eval("main", (el) => el.textContent ?? "")).toContain("This link has been used");
+      page = stranger;
+      await checked("used");
+      await other.close();
     }, 120_000);
   },
 );

@@ -38,19 +38,38 @@ async function linked() {
   const text = texts.find((t) => !seen.has(t))!;
   seen.add(text);
   const token = /\/t\/([A-Za-z0-9_-]{43})/.exec(text)![1]!;
-  return { contactId, propertyId, unitId, tenancyId, path: `/report/${ws.slug}/t/${token}` };
+  const cookie = await open(`/report/${ws.slug}/t/${token}`);
+  return { contactId, propertyId, unitId, tenancyId, path: `/report/${ws.slug}/repairs`, cookie };
+}
+
+/** Spends a link with its page's Continue; the session's cookie (`name=value`). */
+async function open(linkPath: string): Promise<string> {
+  const res = await app.handle(
+    new Request(`http://localhost${linkPath}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", ...sameSite },
+      body: "",
+    }),
+  );
+  expect(res.status).toBe(303);
+  return res.headers.get("set-cookie")!.split(";")[0]!;
 }
 const seen = new Set<string>();
 
-const get = async (path: string) => {
-  const res = await app.handle(new Request(`http://localhost${path}`, { headers: { accept: "text/html" } }));
+const get = async (path: string, cookie: string) => {
+  const res = await app.handle(new Request(`http://localhost${path}`, { headers: { accept: "text/html", cookie } }));
   return { status: res.status, text: await res.text() };
 };
-const send = async (path: string, form: Record<string, string>, headers: Record<string, string> = sameSite) => {
+const send = async (
+  path: string,
+  cookie: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = sameSite,
+) => {
   const res = await app.handle(
     new Request(`http://localhost${path}`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", ...headers },
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", cookie, ...headers },
       body: new URLSearchParams(form).toString(),
     }),
   );
@@ -76,7 +95,7 @@ const repairsOf = (tenancyId: string) =>
 
 test("a report makes one repair for the tenancy, however often the form is sent, and shows its reference", async () => {
   const t = await linked();
-  const page = await get(t.path);
+  const page = await get(t.path, t.cookie);
   expect(page.status).toBe(200);
   expect(page.text).toContain("Is anyone at risk now?");
   expect(page.text).toContain("0800 111 999");
@@ -87,8 +106,8 @@ test("a report makes one repair for the tenancy, however often the form is sent,
     description: "Black mould on the wall",
     risk: "no",
   };
-  const first = await send(t.path, form);
-  const again = await send(t.path, form);
+  const first = await send(t.path, t.cookie, form);
+  const again = await send(t.path, t.cookie, form);
   expect(first.status).toBe(200);
   const made = await repairsOf(t.tenancyId);
   expect(made.length).toBe(1);
@@ -104,24 +123,30 @@ test("a report makes one repair for the tenancy, however often the form is sent,
 
 test("a cross-site post or an incomplete form makes no repair", async () => {
   const t = await linked();
-  const formKey = formKeyOf((await get(t.path)).text);
+  const formKey = formKeyOf((await get(t.path, t.cookie)).text);
   const full = { formKey, category: "leak", location: "Kitchen", description: "Drip", risk: "yes" };
-  expect((await send(t.path, full, { "sec-fetch-site": "cross-site" })).status).toBe(403);
-  expect((await send(t.path, full, { origin: "https://evil.example" })).status).toBe(403);
-  const partial = await send(t.path, { ...full, description: "" });
+  expect((await send(t.path, t.cookie, full, { "sec-fetch-site": "cross-site" })).status).toBe(403);
+  expect((await send(t.path, t.cookie, full, { origin: "https://evil.example" })).status).toBe(403);
+  const partial = await send(t.path, t.cookie, { ...full, description: "" });
   expect(partial.status).toBe(400);
   expect(partial.text).toContain("Please describe the problem.");
-  expect((await send(t.path, { ...full, category: "nonsense" })).status).toBe(400);
+  expect((await send(t.path, t.cookie, { ...full, category: "nonsense" })).status).toBe(400);
   expect((await repairsOf(t.tenancyId)).length).toBe(0);
   await db`update tenancies set status = 'ended' where workspace_id = ${ws.id} and id = ${t.tenancyId}`;
-  expect((await send(t.path, full)).status).toBe(410);
+  expect((await send(t.path, t.cookie, full)).status).toBe(410);
   expect((await repairsOf(t.tenancyId)).length).toBe(0);
 });
 
 test("the page says what must happen by when, what was done, and the written summary sent through the portal", async () => {
   const t = await linked();
-  const formKey = formKeyOf((await get(t.path)).text);
-  await send(t.path, { formKey, category: "damp_mould", location: "Bathroom", description: "Mould", risk: "no" });
+  const formKey = formKeyOf((await get(t.path, t.cookie)).text);
+  await send(t.path, t.cookie, {
+    formKey,
+    category: "damp_mould",
+    location: "Bathroom",
+    description: "Mould",
+    risk: "no",
+  });
   const [repair] = await repairsOf(t.tenancyId);
   const key = ws.key;
   const triage = await h.request("POST", `/maintenance-pro/repairs/${repair!.id}/triage`, {
@@ -129,7 +154,7 @@ test("the page says what must happen by when, what was done, and the written sum
     body: { expectedRevision: 1, hazard: "significant", hhsrsHazard: "damp_and_mould_growth" },
   });
   expect(triage.status).toBe(200);
-  const triaged = await get(t.path);
+  const triaged = await get(t.path, t.cookie);
   expect(triaged.text).toMatch(/We must inspect the problem by [^<]+\(UK time\)\./);
   const investigated = await h.request("POST", `/maintenance-pro/repairs/${repair!.id}/milestones`, {
     key,
@@ -151,7 +176,7 @@ test("the page says what must happen by when, what was done, and the written sum
     status: 200,
     body: null,
   });
-  const after = await get(t.path);
+  const after = await get(t.path, t.cookie);
   expect(after.text).toContain("Written summary sent");
   expect(after.text).toContain(summary);
 });
