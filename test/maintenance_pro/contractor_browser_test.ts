@@ -1,0 +1,160 @@
+/**
+ * The contractor's page in Chromium, without JavaScript, on a 375 px phone: the link read from the email the link
+ * job sent to an SMTP server, the page opened, the order accepted, an appointment agreed, a visit without access, a
+ * new appointment and a completed visit; the repair's clocks met accordingly. Every page passes axe-core (WCAG A/AA
+ * and best practices) and fits the phone. The app is served in process; the link's delivery is run as its job runs.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import axeCore, { type AxeResults, type RunOptions } from "axe-core";
+import type { Page } from "puppeteer-core";
+import { buildApp } from "../../src/app.ts";
+import { londonInstant, londonToday } from "../../src/core/dates.ts";
+import { createMailer } from "../../src/email/transport.ts";
+import { deliverContractorLink } from "../../src/maintenance_pro/contractor_link.ts";
+import { parseEmail, startSmtpServer, type TestSmtp } from "../email/smtp.ts";
+import { haveChromium, launchChromium, type TestBrowser } from "../support/chromium.ts";
+import { harness } from "../support/harness.ts";
+import { contractorWorld } from "./contractor_fixtures.ts";
+import { expectStatus } from "./repair_fixtures.ts";
+
+declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
+declare const axe: { run(context: unknown, options: RunOptions): Promise<AxeResults> };
+const phone = { width: 375, height: 667, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
+
+describe.skipIf(!haveChromium("contractor browser test"))(
+  "the contractor's page in Chromium, without JavaScript",
+  async () => {
+    const h = await harness();
+    let smtp: TestSmtp;
+    let server: ReturnType<typeof Bun.serve>;
+    let base = "";
+    let chrome: TestBrowser | undefined;
+    let page: Page;
+    let axePage: Page;
+    let ctx: typeof h.ctx;
+
+    beforeAll(async () => {
+      smtp = await startSmtpServer();
+      const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+      const port = probe.port;
+      probe.stop(true);
+      base = `http://127.0.0.1:${port}`;
+      ctx = {
+        ...h.ctx,
+        config: { ...h.ctx.config, smtpUrl: smtp.url, publicBaseUrl: base, portalBudgetPerMinute: 100_000 },
+      };
+      const app = buildApp(ctx);
+      server = Bun.serve({ port, hostname: "127.0.0.1", fetch: (request) => app.handle(request) });
+      chrome = await launchChromium();
+      page = await chrome.browser.newPage();
+      await page.setJavaScriptEnabled(false);
+      await page.setViewport(phone);
+      axePage = await chrome.browser.newPage();
+      await axePage.setViewport(phone);
+      await page.bringToFront();
+    }, 120_000);
+    afterAll(async () => {
+      await chrome?.close();
+      server?.stop(true);
+      await smtp?.close();
+    });
+
+    const checked = async (state: string) => {
+      await axePage.setContent(await page.content(), { waitUntil: "load" });
+      await axePage.evaluate(axeCore.source);
+      const violations = await axePage.evaluate(async () => {
+        const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
+        const all = await axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
+        return all.violations.map((r) => ({ rule: r.id, nodes: r.nodes.map((n) => n.html) }));
+      });
+      expect({ state, violations }).toEqual({ state, violations: [] });
+      const width = await page.evaluate(() => [
+        document.documentElement.scrollWidth,
+        document.documentElement.clientWidth,
+      ]);
+      expect(width[0]).toBeLessThanOrEqual(width[1]!);
+    };
+    const status = () => page.$eval("#status", (el) => el.textContent ?? "");
+    const submit = (button: string) => Promise.all([page.waitForNavigation(), page.click(button)]);
+    /** Fills the appointment form (date and time inputs take their value as the browser's own picker sets it). */
+    const appointment = async (date: string, from: string, to: string) => {
+      for (const [id, value] of [
+        ["#date", date],
+        ["#from", from],
+        ["#to", to],
+      ] as const) {
+        await page.$eval(
+          id,
+          (el, v) => {
+            (el as unknown as { value: string }).value = v;
+          },
+          value,
+        );
+      }
+      await submit("#schedule");
+    };
+
+    test("email, page, accept, appointment, no access, completed: the make-safe clock met", async () => {
+      const { world, call, repair, raise, contractorEmail } = await contractorWorld(h);
+      const db = h.database.db;
+      await db`
+        update properties set address_line1 = '4 Mill Lane', address_town = 'Bristol', address_postcode = 'BS3 1AS'
+        where workspace_id = ${world.ws.id} and id = ${world.propertyId}`;
+      const order = await raise({ purpose: "make_safe", instructions: "Water through the kitchen ceiling" });
+      const [job] = await db<{ data: { workspaceId: string; worksOrderId: string } }[]>`
+        select l.job_id, j.data from contractor_links l join pgboss.job j on j.id = l.job_id
+        where l.workspace_id = ${world.ws.id} and l.works_order_id = ${order.id}`;
+      expect(await deliverContractorLink(ctx, createMailer(ctx.config, ctx.log), job!.data, { final: false })).toBe(
+        "sent",
+      );
+      const [message] = smtp.to(contractorEmail);
+      const link = /(http:\/\/\S+\/contractor\/[A-Za-z0-9_-]{43})/.exec(parseEmail(message!.raw).text ?? "")![1]!;
+
+      expect((await page.goto(link, { waitUntil: "load" }))!.status()).toBe(200);
+      const text = await page.$eval("main", (el) => el.textContent ?? "");
+      expect(text).toContain("Flat 2, 4 Mill Lane, 4 Mill Lane, Bristol, BS3 1AS");
+      expect(text).toContain("Water through the kitchen ceiling");
+      expect(await status()).toBe("Waiting for you to accept or decline");
+      await checked("raised");
+
+      await submit("#accept");
+      expect(page.url()).toBe(link);
+      expect(await status()).toBe("Accepted: please agree an appointment");
+      await checked("accepted");
+
+      const tomorrow = londonToday(Date.now() + 86_400_000);
+      await appointment(tomorrow, "08:00", "10:00");
+      expect(await status()).toBe("Appointment agreed");
+      expect(await page.$eval("#appointment", (el) => el.textContent ?? "")).toContain("08:00 (UK time)");
+      await checked("scheduled");
+
+      await page.click("#outcome-no_access");
+      await page.type("#note", "Rang the bell and phoned the tenant twice, no answer");
+      await submit("#visit");
+      expect(await status()).toBe("No access at the last visit: please agree a new appointment");
+      await checked("no access");
+
+      await appointment(tomorrow, "12:00", "13:30");
+      expect(await status()).toBe("Appointment agreed");
+      await page.click("#outcome-completed");
+      await page.type("#note", "Isolated the leak, ceiling propped");
+      await submit("#visit");
+      expect(await status()).toBe("Completed");
+      expect(await page.$("form")).toBeNull();
+      await checked("completed");
+
+      const done = expectStatus(
+        await h.request("GET", `/maintenance-pro/works-orders/${order.id}`, { key: world.ws.key }),
+        200,
+      );
+      expect(done).toMatchObject({ status: "completed", revision: 6 });
+      expect(done.appointment.startsAt).toBe(new Date(londonInstant(tomorrow, "12:00")).toISOString());
+      const after = expectStatus(await call.get(repair.id), 200);
+      expect(after.accessAttempts.map((a: { outcome: string }) => a.outcome)).toEqual(["no_answer"]);
+      expect(after.milestones.map((m: { kind: string }) => m.kind)).toEqual(["made_safe"]);
+      const clock = (kind: string) => after.clocks.find((c: { kind: string }) => c.kind === kind);
+      expect(clock("emergency_make_safe").status).toBe("met");
+      expect(clock("emergency_investigate").status).toBe("running");
+    }, 120_000);
+  },
+);
