@@ -15,11 +15,15 @@ import { createMailer, type Mailer, messageIdOf } from "../email/transport.ts";
 import { hashInvitationToken, newInvitationToken } from "./invitation_token.ts";
 import { oneLine } from "./invitation_email.ts";
 import { claimTenantLink, matchTenants } from "./tenant_queries.ts";
+import { deliverRepairReference, type TenantReferenceJob } from "./tenant_reference.ts";
 
 /** How long a tenant's link works. */
 export const tenantLinkHours = 24;
 
-/** The queue of link requests (each request is a job, so the answer takes the same time whatever it matches). */
+/**
+ * The queue of link requests (each request is a job, so the answer takes the same time whatever it matches), and of
+ * the references sent to tenants once they reported a repair.
+ */
 export const tenantLinkQueue = "tenant-link";
 
 /** Retries from 30 s doubling to at most an hour; exhausted jobs go to the dead-letter queue. */
@@ -35,6 +39,7 @@ export const tenantLinkQueuePolicy: QueuePolicy = {
 
 /** A link request as queued: the workspace's slug and what the person typed. */
 export interface TenantLinkJob {
+  kind?: "link";
   slug: string;
   postcode: string;
   contact: string;
@@ -133,7 +138,19 @@ export async function deliverTenantLinks(
   return sent;
 }
 
-/** Starts the link worker: one job at a time; the request's details are not logged. */
+/** The jobs of the queue: link requests, and the references of repairs tenants reported (tenant_reference.ts). */
+export type TenantJob = TenantLinkJob | TenantReferenceJob;
+
+/** Runs one job of the queue; what it did, for the job's output and the log. */
+async function runTenantJob(ctx: AppContext, mailer: Mailer, job: JobWithMetadata<TenantJob>) {
+  const data = job.data;
+  if (data.kind === "reference") {
+    return { reference: await deliverRepairReference(ctx, mailer, data), repairId: data.repairId };
+  }
+  return { sent: await deliverTenantLinks(ctx, mailer, data, job.id) };
+}
+
+/** Starts the link worker: one job at a time; a link request's details are not logged. */
 export async function startTenantLinkWorker(ctx: AppContext, options: { mailer?: Mailer } = {}): Promise<void> {
   const mailer = options.mailer ?? createMailer(ctx.config, ctx.log);
   await ensureTenantLinkQueue(ctx.jobs);
@@ -141,15 +158,15 @@ export async function startTenantLinkWorker(ctx: AppContext, options: { mailer?:
   await boss.work(
     tenantLinkQueue,
     { includeMetadata: true, perJobResults: true, batchSize: 5, pollingIntervalSeconds: 1 },
-    async (jobs: JobWithMetadata<TenantLinkJob>[]) => {
+    async (jobs: JobWithMetadata<TenantJob>[]) => {
       const results: JobResult[] = [];
       for (const job of jobs) {
         try {
-          const sent = await deliverTenantLinks(ctx, mailer, job.data, job.id);
-          ctx.log.info("tenant link request", { jobId: job.id, sent });
-          results.push({ id: job.id, status: "completed", output: { sent } });
+          const output = await runTenantJob(ctx, mailer, job);
+          ctx.log.info("tenant message job", { jobId: job.id, ...output });
+          results.push({ id: job.id, status: "completed", output });
         } catch (error) {
-          ctx.log.warn("tenant link request failed", { jobId: job.id, error: errorText(error) });
+          ctx.log.warn("tenant message job failed", { jobId: job.id, error: errorText(error) });
           results.push({ id: job.id, status: "failed", output: { message: errorText(error) } });
         }
       }

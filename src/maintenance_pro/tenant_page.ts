@@ -215,6 +215,6 @@ export function reportedHtml(repair: Repair, atRisk: boolean, repairsPath: strin
     html`<p>Thank you. Your reference is <strong class="reference">${repair.reference ?? ""}</strong>.</p>
 ${atRisk ? emergencyNumbers : ""}
 <p><a href="${repairsPath}">See your repairs and what must happen by when</a></p>
-<p class="small">For a later visit, ask for a new link.</p>`,
+<p class="small">We are also sending you the reference. For a later visit, ask for a new link.</p>`,
   );
 }

@@ -136,3 +136,51 @@ export async function reportWorkspace(db: Db | Tx, slug: string): Promise<{ id: 
     select id, name from workspaces where slug = ${slug} and suspended_at is null`;
   return row;
 }
+
+/** Records that the reference of a repair the tenant `contactId` reported is to be sent to them (once). */
+export async function insertRepairNotice(
+  tx: Tx,
+  notice: { workspaceId: string; repairId: string; contactId: string },
+): Promise<void> {
+  await tx`
+    insert into tenant_repair_notices (workspace_id, repair_id, contact_id)
+    values (${notice.workspaceId}, ${notice.repairId}, ${notice.contactId})
+    on conflict do nothing`;
+}
+
+/** What sending a repair's reference to its tenant needs. */
+export interface RepairNotice {
+  sent: boolean;
+  contactId: string;
+  email: string | null;
+  mobileNorm: string | null;
+  reference: string;
+  title: string;
+  reportedAt: string;
+  workspaceName: string;
+  workspaceSlug: string;
+}
+
+/**
+ * A repair's notice, locked until the transaction ends (so runs of its job send one after the other, and a later run
+ * finds it sent), with the tenant's contact details as they are now; undefined when there is none.
+ */
+export async function lockRepairNotice(tx: Tx, workspaceId: string, repairId: string) {
+  const [row] = await tx<RepairNotice[]>`
+    select n.sent_at is not null as sent, n.contact_id as "contactId", c.email, c.mobile_norm as "mobileNorm",
+           r.reference, coalesce(r.title, '') as title, iso(r.created_at) as "reportedAt",
+           w.name as "workspaceName", w.slug as "workspaceSlug"
+    from tenant_repair_notices n
+    join repairs r on r.workspace_id = n.workspace_id and r.id = n.repair_id
+    join contacts c on c.workspace_id = n.workspace_id and c.id = n.contact_id
+    join workspaces w on w.id = n.workspace_id
+    where n.workspace_id = ${workspaceId} and n.repair_id = ${repairId}
+    for update of n`;
+  return row;
+}
+
+/** Marks a repair's notice sent. */
+export async function markRepairNoticeSent(tx: Tx, workspaceId: string, repairId: string): Promise<void> {
+  await tx`
+    update tenant_repair_notices set sent_at = now() where workspace_id = ${workspaceId} and repair_id = ${repairId}`;
+}

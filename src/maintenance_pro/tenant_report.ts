@@ -1,7 +1,8 @@
 /**
  * A repair reported by a tenant through the page of their link: channel `portal`, the tenant as reporter, the
  * link's tenancy and unit, `awareAt` the moment it was received. The form carries a one-off key, so a double submit
- * (the button pressed twice, the page sent again) creates one repair and answers it again.
+ * (the button pressed twice, the page sent again) creates one repair and answers it again; its reference is sent to
+ * the tenant once (tenant_reference.ts).
  */
 import { ulid } from "ulid";
 import { recordActivity } from "../core/activity.ts";
@@ -15,7 +16,9 @@ import { portalActor } from "./portal_access.ts";
 import { insertRepair } from "./queries.ts";
 import { repairAnswer, storedDues } from "./repair_rules.ts";
 import { categories, type Repair } from "./repair_schema.ts";
-import type { TenantLinkView } from "./tenant_queries.ts";
+import { ensureTenantLinkQueue, tenantLinkQueue } from "./tenant_link.ts";
+import { insertRepairNotice, type TenantLinkView } from "./tenant_queries.ts";
+import type { TenantReferenceJob } from "./tenant_reference.ts";
 
 /** What the tenant's form sends, as read from it. */
 export interface TenantReportForm {
@@ -54,7 +57,7 @@ function titleOf(description: string): string {
 
 /** Records the tenant's report (or answers the repair the same form key already made). */
 export async function reportByTenant(
-  app: Pick<AppContext, "db" | "config">,
+  app: Pick<AppContext, "db" | "config" | "jobs">,
   db: Db,
   view: TenantLinkView,
   form: TenantReportForm,
@@ -108,6 +111,10 @@ export async function reportByTenant(
       requestId,
       actor: portalActor,
     });
+    // The tenant gets the reference by email (and SMS) too: a job sends it once (tenant_reference.ts).
+    await insertRepairNotice(tx, { workspaceId, repairId: repair.id, contactId: view.contactId });
+    const job: TenantReferenceJob = { kind: "reference", workspaceId, repairId: repair.id };
+    await app.jobs.send(tx, tenantLinkQueue, job);
     return { status: 201, body: repair };
   };
   const key = {
@@ -116,6 +123,7 @@ export async function reportByTenant(
     requestId: form.formKey,
     body: { tenancyId: view.tenancyId },
   };
+  await ensureTenantLinkQueue(app.jobs);
   const answer = await db.begin((tx) => idempotent(tx, key, () => create(tx)));
   return JSON.parse(answer.bodyText) as Repair;
 }
