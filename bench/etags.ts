@@ -19,7 +19,9 @@ export async function collectHandoverEtags(
     while (next < tenancyIds.length) {
       const id = tenancyIds[next++]!;
       const res = await fetch(`${url}/handovers/tenancies/${encodeURIComponent(id)}`, {
-        headers: { "x-api-key": apiKey },
+        // The load generator sends no Accept-Encoding: the tag wanted is the uncompressed answer's (Bun's fetch
+        // asks for gzip, br and zstd unless told otherwise, and a compressed answer's tag names its coding).
+        headers: { "x-api-key": apiKey, "accept-encoding": "identity" },
       });
       const text = await res.text();
       const etag = res.headers.get("etag");

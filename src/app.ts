@@ -103,6 +103,7 @@ async function toCall(
     requestId,
     url,
     ifNoneMatch: request.headers.get("if-none-match"),
+    acceptEncoding: request.headers.get("accept-encoding"),
   };
 }
 
@@ -137,17 +138,18 @@ export function buildApp(
         ...requestLogFields(null, undefined, out),
         path: path.slice(0, 200),
       });
-      return jsonResponse(out.status, out.bodyText, requestId);
+      return jsonResponse(out.status, out.bodyText, requestId, {}, request);
     })
     .get("/health", async ({ request }) => {
       const requestId = requestIdOf(request);
       if (ctx.draining?.active) {
         const detail = "The process is stopping: send requests to another replica.";
-        return jsonResponse(503, JSON.stringify(new ShuttingDown({ detail, requestId }).toBody()), requestId);
+        const body = JSON.stringify(new ShuttingDown({ detail, requestId }).toBody());
+        return jsonResponse(503, body, requestId, {}, request);
       }
       try {
         await ctx.db`select 1`;
-        return jsonResponse(200, JSON.stringify({ status: "ok", version }), requestId);
+        return jsonResponse(200, JSON.stringify({ status: "ok", version }), requestId, {}, request);
       } catch (error) {
         // Through renderError: an unauthenticated caller learns that the database is unreachable, not where it is.
         const out = renderError(ctx, error, requestId, "health");
@@ -161,11 +163,11 @@ export function buildApp(
                   requestId,
                 }).toBody(),
               );
-        return jsonResponse(503, body, requestId);
+        return jsonResponse(503, body, requestId, {}, request);
       }
     })
     // The root points people to the documentation (JSON, like every other answer).
-    .get("/", ({ request }) => jsonResponse(200, rootBody, requestIdOf(request)));
+    .get("/", ({ request }) => jsonResponse(200, rootBody, requestIdOf(request), {}, request));
   for (const op of operations) {
     app = app.route(
       op.method,
@@ -184,7 +186,7 @@ export function buildApp(
           ...requestLogFields(op.id, pathParams(op.path, pathOf(request)), out),
           durationMs: Math.round((performance.now() - started) * 10) / 10,
         });
-        return jsonResponse(out.status, out.bodyText, requestId, out.headers);
+        return jsonResponse(out.status, out.bodyText, requestId, out.headers, request);
       },
       { parse: "none" } as any,
     );

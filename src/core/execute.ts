@@ -37,6 +37,7 @@ import type { ReadSql, WorkspaceScope } from "./key_check_read.ts";
 import { RawJson, Reply, type AppContext, type Operation } from "./operation.ts";
 import { textIssues } from "./storable_text.ts";
 import { entityTag, noneMatchHits } from "./conditional.ts";
+import { codingFor } from "./compression.ts";
 
 /** The largest request body accepted, in bytes. */
 export const bodyLimit = 64 * 1024;
@@ -58,6 +59,8 @@ export interface Call {
   url: URL;
   /** The If-None-Match header (REST), for conditional reads. */
   ifNoneMatch?: string | null;
+  /** The Accept-Encoding header (REST): a conditional read's ETag names the coding its answer goes out in. */
+  acceptEncoding?: string | null;
   /**
    * The key lookup a transport already made for this request (MCP over HTTP checks the key first); it spent the token.
    */
@@ -364,11 +367,11 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
       const outcome = { status, bodyText: text, headers, keyId, workspaceId } as Outcome;
       Object.defineProperty(outcome, "body", { enumerable: true, get: () => (parsed ??= JSON.parse(text)) });
       if (app.config.checkResponses && status === (op.status ?? 200)) checkResponse(op, outcome.body);
-      return op.conditional ? conditionalOutcome(outcome, call.ifNoneMatch) : outcome;
+      return op.conditional ? conditionalOutcome(outcome, call) : outcome;
     }
     if (app.config.checkResponses && status === (op.status ?? 200)) checkResponse(op, reply.body);
     const outcome = { status, body: reply.body, bodyText: JSON.stringify(reply.body), headers, keyId, workspaceId };
-    return op.conditional ? conditionalOutcome(outcome, call.ifNoneMatch) : outcome;
+    return op.conditional ? conditionalOutcome(outcome, call) : outcome;
   } catch (error) {
     return {
       ...renderError(app, error, call.requestId, op.id),
@@ -379,12 +382,15 @@ export async function execute(app: AppContext, op: Operation, call: Call): Promi
   }
 }
 
-/** A conditional read's answer: with its ETag, and 304 with no body when If-None-Match names it. */
-function conditionalOutcome(outcome: Outcome, ifNoneMatch: string | null | undefined): Outcome {
+/**
+ * A conditional read's answer: with the ETag of the coding it goes out in, and 304 with no body when If-None-Match
+ * names it.
+ */
+function conditionalOutcome(outcome: Outcome, call: Call): Outcome {
   if (outcome.status !== 200) return outcome;
-  const etag = entityTag(outcome.bodyText);
+  const etag = entityTag(outcome.bodyText, codingFor(call.acceptEncoding, outcome.bodyText.length));
   outcome.headers.etag = etag;
-  if (!noneMatchHits(ifNoneMatch, etag)) return outcome;
+  if (!noneMatchHits(call.ifNoneMatch, etag)) return outcome;
   return { ...outcome, status: 304, body: undefined, bodyText: "" };
 }
 

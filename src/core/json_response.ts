@@ -1,5 +1,6 @@
 /** The JSON answers of the API and of MCP over HTTP: the headers every one carries, and the response itself. */
 import type { AppError } from "./errors.ts";
+import { codingFor, compress } from "./compression.ts";
 
 /** The headers every JSON answer of the API and of MCP carries, besides its request id. */
 export const answerHeaders: Readonly<Record<string, string>> = {
@@ -9,14 +10,25 @@ export const answerHeaders: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
 };
 
-/** A JSON response with the request id and any further headers. */
+/**
+ * A JSON response with the request id and any further headers. Given the request it answers, it varies by its
+ * Accept-Encoding: a body over the threshold goes out compressed in the coding the client prefers
+ * (core/compression.ts), with Content-Encoding; a 304 has no body and goes out as it is.
+ */
 export function jsonResponse(
   status: number,
   bodyText: string,
   requestId: string,
   headers: Record<string, string> = {},
+  request?: Request,
 ): Response {
-  return new Response(bodyText, { status, headers: { ...answerHeaders, "x-request-id": requestId, ...headers } });
+  if (!request) {
+    return new Response(bodyText, { status, headers: { ...answerHeaders, "x-request-id": requestId, ...headers } });
+  }
+  const all = { ...answerHeaders, vary: "accept-encoding", "x-request-id": requestId, ...headers };
+  const coding = status === 304 ? "identity" : codingFor(request.headers.get("accept-encoding"), bodyText.length);
+  if (coding === "identity") return new Response(bodyText, { status, headers: all });
+  return new Response(compress(bodyText, coding), { status, headers: { ...all, "content-encoding": coding } });
 }
 
 /** A tagged error as a JSON response: its status and body, and its own headers over the ones given. */
