@@ -4,7 +4,8 @@
  * declared collections through planCollection; the collections not yet declared are still planned by hand there.
  */
 import { contactFields, storedPostcode } from "../contacts/company_fields.ts";
-import type { Attributes, Ref, Target } from "./plan.ts";
+import { repairRow } from "./repair_records.ts";
+import type { Attributes, Plan, Ref, Target } from "./plan.ts";
 import type { WorkspaceDoc } from "./schema.ts";
 import type { Row, TableName } from "./tables.ts";
 
@@ -16,8 +17,8 @@ type ListName = {
 type Item<L extends ListName> = NonNullable<WorkspaceDoc[L]>[number];
 
 /**
- * A reference a record makes: the field naming it ("" in a nested list of ids: the item itself), its target,
- * the id, and a rule the target must meet.
+ * A reference a record makes: the field naming it, as a path below the record ("reporter/contactId"; "" in a nested
+ * list of ids: the item itself), its target, the id, and a rule the target must meet.
  */
 export interface Reference {
   field: string;
@@ -30,15 +31,29 @@ export interface Reference {
 export interface Collection<L extends ListName, N extends TableName> {
   list: L;
   table: N;
-  /** The record kind named in duplicate messages. */
-  kind: string;
-  id: (r: Item<L>) => string;
+  /** The record's id and the kind named in duplicate messages; a list of plain values has none. */
+  id?: (r: Item<L>) => string;
+  kind?: string;
   /** The kind of record other records may name this one as, with the facts their rules look at. */
   known?: { target: Target; attributes: (r: Item<L>) => Attributes };
+  /** The record's rules beyond its own id and references (ImportRejected at its path), checked before its row. */
+  check?: (r: Item<L>, path: string, p: Planner) => void;
   references?: (r: Item<L>) => Reference[];
-  row: (r: Item<L>) => Row<N>;
+  /** The record's row; `path` is where it is in the document, for the refusals of its row builder. */
+  row: (r: Item<L>, path: string) => Row<N>;
   /** Lists inside a record, each given in full: the writer replaces the parent's old list. */
   nested?: Nested<Item<L>>[];
+}
+
+/** A declared collection with its types erased, as the planner runs it. */
+export interface Declared {
+  list: ListName;
+  plan: (p: Planner, doc: WorkspaceDoc) => void;
+}
+
+/** Declares a collection for the planner's list (the types checked here, erased after). */
+export function collection<L extends ListName, N extends TableName>(c: Collection<L, N>): Declared {
+  return { list: c.list, plan: (p, doc) => planCollection(p, c, doc) };
 }
 
 /** A list inside a record of a collection (a property's landlords, a tenancy's occupants). */
@@ -47,7 +62,7 @@ export interface Nested<P> {
   field: string;
   table: TableName;
   /** Plans the parent's children: each unique where it has an id, its references checked, its row added. */
-  plan: (parent: P, planner: Planner, path: string) => void;
+  plan: (parent: P, parentId: string, planner: Planner, path: string) => void;
 }
 
 /** Declares a nested list: `items` of a parent, each child's id, references and row. */
@@ -55,22 +70,31 @@ export function nested<P, C, N extends TableName>(d: {
   field: string;
   table: N;
   items: (parent: P) => readonly C[] | null | undefined;
-  unique?: { kind: (parent: P) => string; id: (child: C) => string };
+  /** A single record, not a list: its path is the field's, without an index. */
+  single?: boolean;
+  /** `at`: where below the child the duplicate is said to be ("meter"); the child itself when absent. */
+  unique?: { kind: (parent: P) => string; id: (child: C) => string; at?: string };
+  /** The child's own id is claimed for its parent (by this column): it cannot move from another parent. */
+  claim?: string;
   references?: (child: C) => Reference[];
-  row: (child: C, parent: P) => Row<N>;
+  row: (child: C, parent: P, index: number) => Row<N>;
 }): Nested<P> {
   return {
     field: d.field,
     table: d.table,
-    plan: (parent, p, path) => {
+    plan: (parent, parentId, p, path) => {
       d.items(parent)?.forEach((child, j) => {
-        const childPath = `${path}/${d.field}/${j}`;
-        if (d.unique) p.unique(d.unique.kind(parent), d.unique.id(child), childPath);
+        const childPath = d.single ? `${path}/${d.field}` : `${path}/${d.field}/${j}`;
+        if (d.unique) {
+          const id = d.unique.id(child);
+          p.unique(d.unique.kind(parent), id, d.unique.at ? `${childPath}/${d.unique.at}` : childPath);
+          if (d.claim) p.claim(d.table, d.claim, id, parentId, childPath);
+        }
         for (const x of d.references?.(child) ?? []) {
           if (x.field === "") p.ref(x.target, x.id, `${path}/${d.field}`, String(j), x.expect);
           else p.ref(x.target, x.id, childPath, x.field, x.expect);
         }
-        p.add(d.table, d.row(child, parent));
+        p.add(d.table, d.row(child, parent, j));
       });
     },
   };
@@ -81,9 +105,14 @@ export interface Planner {
   add: <N extends TableName>(table: N, row: Row<N>) => void;
   unique: (kind: string, id: string, path: string) => void;
   ref: (target: Target, id: string | null | undefined, path: string, field: string, expect?: Ref["expect"]) => void;
+  claim: (table: TableName, parentColumn: string, id: string, parentId: string, path: string) => void;
   known: Record<Target, Map<string, Attributes>>;
   /** Records that the parent `id` gives its `table` list in full. */
   parent: (table: TableName, id: string) => void;
+  /** What the checks against the workspace need besides references: users, the owner, handovers. */
+  plan: Pick<Plan, "users" | "owner" | "handovers">;
+  /** Contractor authorisations met so far, each with its value and where it was first given. */
+  authorisations: Map<string, { value: string; path: string }>;
 }
 
 /** Plans every record of one declared collection: its id checked unique, made known, referenced, added. */
@@ -95,14 +124,15 @@ export function planCollection<L extends ListName, N extends TableName>(
   const items = (doc[c.list] ?? []) as Item<L>[];
   items.forEach((r, i) => {
     const path = `/${c.list}/${i}`;
-    const id = c.id(r);
-    p.unique(c.kind, id, path);
+    const id = c.id?.(r) ?? "";
+    if (c.id) p.unique(c.kind ?? c.list, id, path);
+    c.check?.(r, path, p);
     if (c.known) p.known[c.known.target].set(id, c.known.attributes(r));
     for (const x of c.references?.(r) ?? []) p.ref(x.target, x.id, path, x.field, x.expect);
-    p.add(c.table, c.row(r));
+    p.add(c.table, c.row(r, path));
     for (const n of c.nested ?? []) {
       p.parent(n.table, id);
-      n.plan(r, p, path);
+      n.plan(r, id, p, path);
     }
   });
 }
@@ -311,3 +341,47 @@ export const onboardingCheckouts: Collection<"onboardingCheckouts", "onboarding_
     abandoned_at: orNull(c.abandonedAt),
   }),
 };
+
+/**
+ * Repairs: each record checked by the API's rules of a repair and stored as the API stores it (repairRow, with the
+ * API's normalisation: repair_rules.ts). Their due instants are computed where the working calendar is read.
+ */
+export const repairs = collection({
+  list: "repairs",
+  table: "repairs",
+  kind: "repair",
+  id: (r) => r.id,
+  known: { target: "repairs", attributes: () => ({}) },
+  check: (r, path, p) => {
+    r.accessAttempts?.forEach((a, j) => {
+      p.unique(`access attempt of repair ${r.id}`, a.id, `${path}/accessAttempts/${j}`);
+    });
+  },
+  references: (r) => [
+    { field: "propertyId", target: "properties", id: r.propertyId },
+    {
+      field: "unitId",
+      target: "units",
+      id: r.unitId,
+      expect: r.propertyId
+        ? { attribute: "propertyId", value: r.propertyId, message: `must be a unit of property "${r.propertyId}"` }
+        : undefined,
+    },
+    {
+      field: "tenancyId",
+      target: "tenancies",
+      id: r.tenancyId,
+      expect: r.unitId
+        ? { attribute: "unitId", value: r.unitId, message: `must be a tenancy of unit "${r.unitId}"` }
+        : undefined,
+    },
+    { field: "reporter/contactId", target: "contacts", id: r.reporter?.contactId },
+    { field: "triagedByUserId", target: "users", id: r.triagedByUserId },
+    ...(r.milestones ?? []).map((m, j) => ({
+      field: `milestones/${j}/recordedByUserId`,
+      target: "users" as const,
+      id: m.recordedByUserId,
+    })),
+  ],
+  row: repairRow,
+});

@@ -7,13 +7,13 @@ import {
   onboardingCheckouts,
   planCollection,
   properties,
+  repairs,
   tenancies,
   units,
   smsThreads,
   type Planner,
 } from "./collections.ts";
 import { ImportRejected } from "./errors.ts";
-import { repairRow } from "./repair_records.ts";
 import { collections, type WorkspaceDoc } from "./schema.ts";
 import type { Row, Rows, TableName } from "./tables.ts";
 
@@ -147,20 +147,20 @@ export function planImport(doc: WorkspaceDoc): Plan {
     }
   };
 
-  const planner: Planner = { add, unique, ref, known, parent };
+  const state: Planner["plan"] = { users: [], owner: null, handovers: [] };
+  const planner: Planner = { add, unique, ref, claim, known, parent, plan: state, authorisations: new Map() };
 
-  const users: Plan["users"] = [];
-  let owner: Plan["owner"] = null;
+  const users = state.users;
   doc.users?.forEach((u, i) => {
     const path = `/users/${i}`;
     unique("user", u.id, path);
     if (u.role === "owner") {
-      if (owner)
+      if (state.owner)
         throw new ImportRejected({
           path: `${path}/role`,
-          message: `A workspace has one owner; ${owner.path} is already the owner`,
+          message: `A workspace has one owner; ${state.owner.path} is already the owner`,
         });
-      owner = { id: u.id, path };
+      state.owner = { id: u.id, path };
     }
     users.push({ id: u.id, role: u.role, path });
     known.users.set(u.id, {});
@@ -219,7 +219,7 @@ export function planImport(doc: WorkspaceDoc): Plan {
 
   planCollection(planner, tenancies, doc);
 
-  const handovers: Plan["handovers"] = [];
+  const handovers = state.handovers;
   doc.handovers?.forEach((h, i) => {
     const path = `/handovers/${i}`;
     unique("handover", h.id, path);
@@ -248,39 +248,7 @@ export function planImport(doc: WorkspaceDoc): Plan {
     });
   });
 
-  doc.repairs?.forEach((r, i) => {
-    const path = `/repairs/${i}`;
-    unique("repair", r.id, path);
-    known.repairs.set(r.id, {});
-    ref("properties", r.propertyId, path, "propertyId");
-    ref(
-      "units",
-      r.unitId,
-      path,
-      "unitId",
-      r.propertyId
-        ? { attribute: "propertyId", value: r.propertyId, message: `must be a unit of property "${r.propertyId}"` }
-        : undefined,
-    );
-    ref(
-      "tenancies",
-      r.tenancyId,
-      path,
-      "tenancyId",
-      r.unitId
-        ? { attribute: "unitId", value: r.unitId, message: `must be a tenancy of unit "${r.unitId}"` }
-        : undefined,
-    );
-    ref("contacts", r.reporter?.contactId, `${path}/reporter`, "contactId");
-    ref("users", r.triagedByUserId, path, "triagedByUserId");
-    r.milestones?.forEach((m, j) => {
-      ref("users", m.recordedByUserId, `${path}/milestones/${j}`, "recordedByUserId");
-    });
-    r.accessAttempts?.forEach((a, j) => {
-      unique(`access attempt of repair ${r.id}`, a.id, `${path}/accessAttempts/${j}`);
-    });
-    add("repairs", repairRow(r, path));
-  });
+  repairs.plan(planner, doc);
 
   doc.tasks?.forEach((t, i) => {
     const path = `/tasks/${i}`;
@@ -645,7 +613,7 @@ export function planImport(doc: WorkspaceDoc): Plan {
     claims,
     handovers,
     users,
-    owner,
+    owner: state.owner,
     regime: doc.hazardSettings?.regime ?? null,
     known,
   };
