@@ -12,7 +12,7 @@ import type { EventType } from "../events/event_type.ts";
 import { type Actor, recordEvent } from "../events/record.ts";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
 import type { ClockContext } from "./clocks.ts";
-import type { ContractorView } from "./contractor_queries.ts";
+import { type ContractorView, closeRepairVisit, scheduleRepairVisit } from "./contractor_queries.ts";
 import {
   repairAccessAttemptRecorded,
   repairMilestoneRecorded,
@@ -140,6 +140,7 @@ export async function actAsContractor(
     // The row is locked: its revision cannot have moved since it was read.
     if (!updated) return { kind: "stale", order: current };
     const order = worksOrderAnswer(updated);
+    await writeOnAgenda(tx, view, order, action);
     const repairWrite = await writeOnRepair(tx, view, order, action, context, requestId);
     await recordActivity(tx, {
       workspaceId,
@@ -162,6 +163,29 @@ export async function actAsContractor(
     if (event) await recordEvent(tx, event, { workspaceId, subjectId: order.id, data: order, requestId, actor });
     return { kind: "done", order, repairWrite };
   });
+}
+
+/**
+ * Keeps the order's visit on the agenda: an appointment is a `repair_visit` event (moved when agreed again before
+ * the visit); the visit recorded closes it (attended, or no_show for no access).
+ */
+async function writeOnAgenda(tx: Tx, view: ContractorView, order: WorksOrder, action: ContractorAction) {
+  if (action.kind === "schedule") {
+    await scheduleRepairVisit(tx, {
+      workspaceId: view.workspaceId,
+      id: ulid(),
+      worksOrderId: order.id,
+      title: `Repair visit ${order.reference}: ${view.contractorName}`,
+      startsAt: action.startsAt,
+      endsAt: action.endsAt,
+      location: view.address || null,
+      propertyId: view.propertyId,
+      contactId: order.contractorContactId,
+    });
+  } else if (action.kind === "attended" || action.kind === "completed" || action.kind === "no_access") {
+    const outcome = action.kind === "no_access" ? "no_show" : "attended";
+    await closeRepairVisit(tx, view.workspaceId, order.id, { status: "completed", outcome, note: action.note });
+  }
 }
 
 /**

@@ -103,6 +103,8 @@ export interface ContractorView {
   order: WorksOrder;
   contractorName: string;
   address: string;
+  /** The repair's property (the agenda's visit is at it). */
+  propertyId: string | null;
   repairTitle: string | null;
   repairLocation: string | null;
   keySet: { reference: string; label: string } | null;
@@ -121,7 +123,7 @@ export interface ContractorView {
 export async function contractorViewByHash(db: Db | Tx, tokenHash: Buffer): Promise<ContractorView | undefined> {
   const [row] = await db<(Omit<ContractorView, "order"> & { order: never } & WorksOrderRow)[]>`
     select ${worksOrderColumns(db)}, o.workspace_id, w.name as workspace_name, c.name as contractor_name,
-           ${addressLine(db)} as address, r.title as repair_title, r.location as repair_location,
+           ${addressLine(db)} as address, r.property_id, r.title as repair_title, r.location as repair_location,
            case when k.id is null then null else json_build_object('reference', k.reference, 'label', k.label)
            end as key_set,
            json_build_object('userId', ru.id, 'name', ru.name, 'email', ru.email) as contact,
@@ -146,6 +148,7 @@ export async function contractorViewByHash(db: Db | Tx, tokenHash: Buffer): Prom
     workspaceName,
     contractorName,
     address,
+    propertyId,
     repairTitle,
     repairLocation,
     keySet,
@@ -161,6 +164,7 @@ export async function contractorViewByHash(db: Db | Tx, tokenHash: Buffer): Prom
     order: order as WorksOrder,
     contractorName,
     address,
+    propertyId,
     repairTitle,
     repairLocation,
     keySet,
@@ -168,4 +172,58 @@ export async function contractorViewByHash(db: Db | Tx, tokenHash: Buffer): Prom
     closed,
     expired,
   };
+}
+
+/**
+ * The agenda's visit of an order's appointment (a calendar event of kind `repair_visit`, subject the works order, at
+ * the repair's property, with the contractor): the order's scheduled visit moved to the new window, or a new one.
+ * The agenda's stored days are discarded by the calendar's own triggers (sql/0023).
+ */
+export async function scheduleRepairVisit(
+  tx: Tx,
+  visit: {
+    workspaceId: string;
+    id: string;
+    worksOrderId: string;
+    title: string;
+    startsAt: string;
+    endsAt: string;
+    location: string | null;
+    propertyId: string | null;
+    contactId: string;
+  },
+): Promise<void> {
+  await tx`
+    with moved as (
+      update calendar_events set starts_at = ${visit.startsAt}, ends_at = ${visit.endsAt}, title = ${visit.title},
+        location = ${visit.location}, revision = revision + 1, updated_at = now()
+      where workspace_id = ${visit.workspaceId} and subject_kind = 'works_order'
+        and subject_id = ${visit.worksOrderId} and status = 'scheduled'
+      returning id
+    )
+    insert into calendar_events (workspace_id, id, title, kind, subject_kind, subject_id, starts_at, ends_at, location,
+      status, property_id, contact_id)
+    select ${visit.workspaceId}, ${visit.id}, ${visit.title}, 'repair_visit', 'works_order', ${visit.worksOrderId},
+      ${visit.startsAt}, ${visit.endsAt}, ${visit.location}, 'scheduled', ${visit.propertyId}, ${visit.contactId}
+    where not exists (select 1 from moved)`;
+}
+
+/** Closes an order's scheduled visit on the agenda: done (attended, or no_show when no access) or cancelled. */
+export async function closeRepairVisit(
+  tx: Tx,
+  workspaceId: string,
+  worksOrderId: string,
+  close:
+    | { status: "completed"; outcome: "attended" | "no_show"; note: string | null }
+    | { status: "cancelled"; reason: string },
+): Promise<void> {
+  const done = close.status === "completed";
+  await tx`
+    update calendar_events set status = ${close.status},
+      outcome = ${done ? close.outcome : null}, outcome_note = ${done ? close.note : null},
+      outcome_recorded_at = ${done ? tx`now()` : null},
+      cancel_reason = ${done ? null : close.reason}, cancelled_at = ${done ? null : tx`now()`},
+      revision = revision + 1, updated_at = now()
+    where workspace_id = ${workspaceId} and subject_kind = 'works_order' and subject_id = ${worksOrderId}
+      and status = 'scheduled'`;
 }

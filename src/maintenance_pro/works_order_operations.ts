@@ -23,7 +23,7 @@ import {
 } from "./errors.ts";
 import { worksOrderCancelled, worksOrderRaised } from "./events.ts";
 import { type ContractorLinkJob, contractorLinkQueue, ensureContractorLinkQueue } from "./contractor_link.ts";
-import { contractorLinkGraceDays, insertContractorLink } from "./contractor_queries.ts";
+import { closeRepairVisit, contractorLinkGraceDays, insertContractorLink } from "./contractor_queries.ts";
 import { lockRepair } from "./queries.ts";
 import { instantText, repairAnswer } from "./repair_rules.ts";
 import type { Repair } from "./repair_schema.ts";
@@ -128,7 +128,8 @@ export const raiseWorksOrder = operation({
       "job never sends it twice; no email is sent when the contact has no address). The page shows the property's " +
       "address, the instructions, who raised the order (the workspace's person to contact), `requiredBy` in UK " +
       "time and the key set. There the contractor accepts or declines (with a reason), agrees an appointment " +
-      "(`scheduled`, again after `no_access`), and records the visit: `attended`, `no_access` (a note, required) or " +
+      "(`scheduled`, again after `no_access`; the agenda shows it as an event of kind `repair_visit` at the " +
+      "property with the contractor, moved when agreed again, closed by the visit), and records the visit: `attended`, `no_access` (a note, required) or " +
       "`completed` (a note). Each write moves `revision` up by one and records the event `works_order.accepted`, " +
       "`.declined`, `.scheduled`, `.no_access` or `.completed` (`attended` records none), with the actor " +
       "`contractor` and the contact's id. What the agency would record on the repair is recorded with it: " +
@@ -294,7 +295,8 @@ export const cancelWorksOrder = operation({
   description: [
     "The agency cancels a works order from any open status (`raised`, `accepted`, `scheduled`, `attended`, " +
       "`no_access`): status `cancelled`, `cancelledAt` now, `cancelReason` the reason (stored trimmed). The " +
-      "contractor's link stops accepting writes. The repair is not changed.",
+      "contractor's link stops accepting writes; the visit of its appointment, if one is still to come, is cancelled " +
+      "on the agenda. The repair is not changed.",
     "Cancelling a cancelled order answers 200 with it unchanged, whatever the reason or revision (nothing " +
       "recorded): repeating the call is safe.",
     "Refusals, in this order, the first that fails answering: the body's schema (400 `RequestInvalid`), a " +
@@ -330,6 +332,7 @@ export const cancelWorksOrder = operation({
       });
       if (!updated) throw new RevisionConflict({ expectedRevision: row.revision, currentRevision: row.revision + 1 });
       const order = worksOrderAnswer(updated);
+      await closeRepairVisit(tx, principal.workspaceId, order.id, { status: "cancelled", reason: body.reason.trim() });
       await recordWorksOrderWrite(tx, principal, requestId, {
         action: "works_order_cancelled",
         order,
