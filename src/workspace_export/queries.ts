@@ -5,6 +5,7 @@
  * workspace it came from changes nothing. Computed columns (repairs' open dues, invoice totals and status, contacts'
  * match keys, revisions, updated_at) are never read.
  */
+import { factNames } from "../compliance/facts.ts";
 import type { Db, Tx } from "../core/db.ts";
 import type { WorkspaceDoc } from "../workspace_import/schema.ts";
 
@@ -21,6 +22,9 @@ export type Records<L extends ListName> = NonNullable<WorkspaceDoc[L]>;
 const at = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 /** A date column as YYYY-MM-DD. */
 const on = (column: string) => `ymd(${column})`;
+/** A block facts column as an object of the recorded facts, in the five facts' order ({} for none). */
+const facts = (column: string) =>
+  `json_strip_nulls(json_build_object(${factNames.map((f) => `'${f}', ${column} -> '${f}'`).join(", ")}))`;
 /** The JSON array of `object` over `from`'s rows in `order` ([] for none). */
 const list = (object: string, from: string, order: string) =>
   `(select coalesce(json_agg(${object} order by ${order}), '[]') from ${from})`;
@@ -105,7 +109,7 @@ export const properties = (sql: Sql, workspaceId: string) =>
           "property_landlords l where l.workspace_id = p.workspace_id and l.property_id = p.id",
           `l.contact_id collate "C"`,
         )},
-        'facts', p.facts, 'createdAt', ${at("p.created_at")})`,
+        'facts', ${facts("p.facts")}, 'createdAt', ${at("p.created_at")})`,
       "properties p where p.workspace_id = $1",
       `p.id collate "C"`,
     ),
@@ -118,7 +122,7 @@ export const blocks = (sql: Sql, workspaceId: string) =>
     workspaceId,
     list(
       `json_build_object(
-        'id', b.id, 'propertyId', b.property_id, 'label', b.label, 'facts', b.facts,
+        'id', b.id, 'propertyId', b.property_id, 'label', b.label, 'facts', ${facts("b.facts")},
         'history', ${list(
           `json_build_object('id', h.id, 'kind', h.kind, 'detail', h.detail, 'actorUserId', h.actor_user_id,
              'policyVersion', h.policy_version, 'createdAt', ${at("h.created_at")})`,

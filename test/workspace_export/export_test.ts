@@ -4,6 +4,7 @@
  * nothing of another workspace; an unknown workspace refused as the other CLI commands refuse.
  */
 import { describe, expect, test } from "bun:test";
+import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { ulid } from "ulid";
 import { exportWorkspace } from "../../src/workspace_export/export.ts";
@@ -67,6 +68,29 @@ function keysIn(value: unknown, into = new Set<string>()): Set<string> {
   return into;
 }
 
+/**
+ * The paths of the objects in `value` whose fields are not those `schema` declares, in its order: an export writes
+ * every field the import takes (null when it has none; only a field that cannot be null, as a block fact, may be
+ * left out), so a field the import gains must be exported too.
+ */
+function unlikeSchema(schema: TSchema, value: unknown, path = ""): string[] {
+  if (value === null || value === undefined) return [];
+  const s = schema as TSchema & {
+    anyOf?: TSchema[];
+    items?: TSchema;
+    properties?: Record<string, TSchema>;
+    required?: string[];
+  };
+  if (s.anyOf) return unlikeSchema(s.anyOf.find((b) => b.type !== "null") ?? s, value, path);
+  if (s.items && Array.isArray(value)) return value.flatMap((v, i) => unlikeSchema(s.items!, v, `${path}/${i}`));
+  if (!s.properties || typeof value !== "object") return [];
+  const fields = value as Record<string, unknown>;
+  const nullable = (p: TSchema) => (p.anyOf as TSchema[] | undefined)?.some((b) => b.type === "null") ?? false;
+  const wanted = Object.entries(s.properties).filter(([k, p]) => k in fields || nullable(p) || s.required?.includes(k));
+  const own = JSON.stringify(Object.keys(fields)) === JSON.stringify(wanted.map(([k]) => k)) ? [] : [path];
+  return [...own, ...Object.entries(s.properties).flatMap(([k, p]) => unlikeSchema(p, fields[k], `${path}/${k}`))];
+}
+
 describe("export", () => {
   test("the demo's export validates, holds its records, imports into a new workspace as the same text", async () => {
     const a = await holding(demo);
@@ -77,6 +101,7 @@ describe("export", () => {
     expect(Value.Check(WorkspaceDocument, exported)).toBe(true);
     expect(() => validateDocument(exported)).not.toThrow();
     expect(Object.keys(exported)).toEqual([...collections]);
+    expect(unlikeSchema(WorkspaceDocument, exported)).toEqual([]);
     expect(counts(exported)).toEqual(counts(demo));
     for (const c of collections) {
       const listed = demo[c];
@@ -102,6 +127,7 @@ describe("export", () => {
     const a = await holding(doc);
     const exported = await exportWorkspace(db, a.id);
     expect(counts(exported)).toEqual(counts(doc as Partial<WorkspaceDoc>));
+    expect(unlikeSchema(WorkspaceDocument, exported)).toEqual([]);
     const b = await holding(exported);
     expect(JSON.stringify(await exportWorkspace(db, b.id))).toBe(JSON.stringify(exported));
   });
