@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { ulid } from "ulid";
+import { buildApp } from "../../src/app.ts";
 import { Jobs } from "../../src/core/jobs.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { ukTimeText } from "../../src/core/dates.ts";
@@ -199,6 +200,27 @@ describe("the page of a link", () => {
     expect((await page(`${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`)).status).toBe(404);
     await db`update workspaces set suspended_at = now() where id = ${world.ws.id}`;
     expect((await page(token)).status).toBe(404);
+  });
+
+  test("every request counts against the per-address budget `contractor`: beyond it, 429 as a page", async () => {
+    const { world, raise } = await contractorWorld(h);
+    const order = await raise();
+    const token = await deliverToOutbox(ctx, world.ws.id, order.id);
+    // An app whose budget is 2 a minute, behind one proxy (so each address below is a client of its own).
+    const app = buildApp({ ...ctx, config: { ...ctx.config, portalBudgetPerMinute: 2, trustedProxyHops: 1 } });
+    const from = (address: string) =>
+      app.handle(
+        new Request(`http://localhost/contractor/${token}`, {
+          headers: { accept: "text/html", "x-forwarded-for": address },
+        }),
+      );
+    expect((await from("203.0.113.7")).status).toBe(200);
+    expect((await from("203.0.113.7")).status).toBe(200);
+    const refused = await from("203.0.113.7");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    expect(await refused.text()).toContain("Too many requests");
+    expect((await from("203.0.113.8")).status).toBe(200);
   });
 
   test(`a closed order's link opens read-only for ${contractorLinkGraceDays} days, then is refused`, async () => {
