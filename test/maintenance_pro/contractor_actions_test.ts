@@ -95,6 +95,18 @@ describe("the order's statuses", () => {
     ]);
     for (const e of events.slice(1)) expect([e.actorKind, e.actorId]).toEqual(["contractor", o.contractorId]);
     expect(events.at(-1)!.data).toEqual(done);
+    // The feed answers them (its envelope names the contractor as the actor).
+    const types =
+      "type=works_order.accepted&type=works_order.scheduled&type=works_order.no_access" + "&type=works_order.completed";
+    const items = expectStatus(await h.request("GET", `/events?${types}`, { key: o.world.ws.key }), 200);
+    expect(items.map((e: { type: string }) => e.type)).toEqual([
+      "works_order.accepted",
+      "works_order.scheduled",
+      "works_order.no_access",
+      "works_order.scheduled",
+      "works_order.completed",
+    ]);
+    for (const e of items) expect(e.actor).toEqual({ kind: "contractor", id: o.contractorId });
     const log = await o.log();
     expect(log.map((l) => l.action)).toEqual([
       "maintenance-pro.works_order_raised",
