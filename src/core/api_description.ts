@@ -54,6 +54,12 @@ until full>\`. An empty bucket answers 429 \`RateLimited {key, retryAfterSeconds
 - Every answer carries \`X-Request-Id\`: yours when you sent a printable one of at most 128 characters, else a new
   ULID. Quote it when reporting a problem; 5xx bodies include it as \`requestId\`.
 - Success is 200 unless an operation says otherwise (201 for a creation, 202 for a queued send).
+- Compression: with \`Accept-Encoding\`, a JSON answer over 1 KiB comes back compressed in the coding you accept
+  with the highest qvalue among \`zstd\`, \`gzip\` and \`br\` (on a tie, in that order) and says so in
+  \`Content-Encoding\`; \`q=0\` refuses a coding. Without the header, or accepting none of the three, answers are
+  uncompressed. The operations' answers (errors included) carry \`Vary: Accept-Encoding\`; a week's agenda page of
+  about 72 KB comes back as 6 to 10 KB. A conditional read's \`ETag\` names its coding (\`"…-gzip"\`), so send it
+  back with the same \`Accept-Encoding\` to get 304. MCP's answers and the HTML pages are never compressed.
 
 ## Errors
 Every error body is a JSON object with a \`_tag\` naming the error and the fields of that error; each operation

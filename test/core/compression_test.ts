@@ -134,7 +134,7 @@ describe("compressed answers", () => {
     }
   });
 
-  test("without Accept-Encoding, or accepting nothing the service has, the answer goes out as it is, with Vary", async () => {
+  test("without Accept-Encoding, or accepting no coding the service has: as it is, with Vary", async () => {
     const none = await raw(agenda);
     expect(none.headers.get("content-encoding")).toBeNull();
     expect(varies(none)).toBe(true);
@@ -219,7 +219,7 @@ describe("conditional reads, compressed", () => {
     }
   });
 
-  test("one coding's ETag does not match another's: the answer is 200 in the coding asked, with its own tag", async () => {
+  test("one coding's ETag does not match another's: 200 in the coding asked, with its own tag", async () => {
     const plain = (await raw(profiles)).headers.get("etag")!;
     const gzipTag = (await raw(profiles, { "accept-encoding": "gzip" })).headers.get("etag")!;
     const zstdTag = (await raw(profiles, { "accept-encoding": "zstd" })).headers.get("etag")!;
