@@ -9,6 +9,7 @@ import { harness, type TestResponse } from "./support/harness.ts";
 import { dumpDatabase, dumpWorkspace, idsOfWorkspace } from "./support/dump.ts";
 import { insertThread } from "./telephony/fixtures.ts";
 import { seedInvoice } from "./contractor_invoices/fixtures.ts";
+import { addPhotos } from "./maintenance_pro/photo_fixtures.ts";
 import { operations } from "../src/operations.ts";
 import type { Operation } from "../src/core/operation.ts";
 import { Id } from "../src/core/schema.ts";
@@ -50,6 +51,8 @@ const victimKey = (
     body: { contractorContactId: c.id, purpose: "repair", instructions: "Fix the leak" },
   });
   if (order.status !== 201) throw new Error(`the victim's works order was refused: ${order.text}`);
+  // A photo of it, so that a photo id of the victim can be named.
+  await addPhotos(db, { workspaceId: victim, repairId: res.body.id }, [[4, 3]]);
 }
 const victimIds = await idsOfWorkspace(db, victim);
 const one = async (rows: Promise<{ id: string }[]>) => (await rows)[0]!.id;
@@ -113,7 +116,14 @@ describe("another workspace's ids in the path", () => {
   /** For each operation that takes an id in its path: a record of the victim it could name, and a body to send. */
   const targets: Record<
     string,
-    { param: string; victimId: () => Promise<string>; notFound: string; body?: Record<string, unknown> }
+    {
+      param: string;
+      victimId: () => Promise<string>;
+      notFound: string;
+      body?: Record<string, unknown>;
+      /** The path's other parameters. */
+      more?: () => Promise<Record<string, string>>;
+    }
   > = {
     "handovers.forTenancy": {
       param: "tenancyId",
@@ -161,6 +171,7 @@ describe("another workspace's ids in the path", () => {
         ],
         ["maintenancePro.recordAccessAttempt", { at: "2026-01-01T00:00:00Z", outcome: "granted" }],
         ["maintenancePro.cancelRepair", { reason: "Not ours" }],
+        ["maintenancePro.repairPhotos", undefined],
       ].map(([id, body]) => [
         id,
         {
@@ -171,6 +182,15 @@ describe("another workspace's ids in the path", () => {
         },
       ]),
     ),
+    "maintenancePro.repairPhoto": {
+      param: "photoId",
+      // Named with the victim's repair as well: still no such photo in the intruder's workspace.
+      more: async () => ({
+        id: await one(db`select repair_id as id from repair_photos where workspace_id = ${victim}`),
+      }),
+      victimId: () => one(db`select id from repair_photos where workspace_id = ${victim} order by id limit 1`),
+      notFound: "PhotoNotFound",
+    },
     "maintenancePro.raiseWorksOrder": {
       param: "id",
       notFound: "RepairNotFound",
@@ -208,14 +228,18 @@ describe("another workspace's ids in the path", () => {
 
   test.each(Object.keys(targets))("%s answers 404 as for an unknown id and changes nothing", async (id) => {
     const op = operations.find((o) => o.id === id)!;
-    const { param, victimId, notFound, body } = targets[id]!;
+    const { param, victimId, notFound, body, more } = targets[id]!;
+    const others = (await more?.()) ?? {};
     // A refusal changes no row of any workspace; the intruder's own bucket moves (it spends its own budget).
     const everything = async () => {
       const { rate_buckets: _, ...rest } = await dumpDatabase(db);
       return rest;
     };
     const before = await everything();
-    const res = await expectAsUnknown(op, await victimId(), async (value) => ({ params: { [param]: value }, body }));
+    const res = await expectAsUnknown(op, await victimId(), async (value) => ({
+      params: { ...others, [param]: value },
+      body,
+    }));
     expect(res.status).toBe(404);
     expect(res.body._tag).toBe(notFound);
     expect(await everything()).toEqual(before);

@@ -46,6 +46,8 @@ const valid: Record<string, Input> = {
     },
   },
   "maintenancePro.repair": { params: { id: "rep-1" }, query: {} },
+  "maintenancePro.repairPhotos": { params: { id: "rep-1" }, query: {} },
+  "maintenancePro.repairPhoto": { params: { id: "rep-1", photoId: "photo-1" }, query: {} },
   "maintenancePro.repairs": { params: {}, query: {} },
   "maintenancePro.triageRepair": {
     params: { id: "rep-1" },

@@ -13,6 +13,7 @@ import { hazardSettingsUpdated, portalAccessInvited } from "./events.ts";
 import { decideInvite } from "./invite_rules.ts";
 import { repairOperations } from "./repair_operations.ts";
 import { worksOrderOperations } from "./works_order_operations.ts";
+import { photoOperations } from "./photo_operations.ts";
 import { ensureInviteEmailQueue, type InviteEmailJob } from "./invite_email_worker.ts";
 import {
   hazardSettingsRow,
@@ -210,5 +211,6 @@ export const operations = [
   updateHazardSettings,
   inviteLandlord,
   ...repairOperations,
+  ...photoOperations,
   ...worksOrderOperations,
 ];
