@@ -64,10 +64,14 @@ export function takeSlot(workspaceId: string, address: string): (() => void) | u
 /**
  * Milliseconds after which a delivery that found no slot is tried again: a second while the POSTs holding the slots
  * are young (a busy receiver that answers); once the oldest of them has run a second (a slow or dead receiver), until
- * it must have ended (`timeoutMs` after its start).
+ * it must have ended (`timeoutMs` after its start). `now` is performance.now() (tests pass a later one).
  */
-export function busyDelayMs(workspaceId: string, address: string, timeoutMs: number): number {
-  const now = performance.now();
+export function busyDelayMs(
+  workspaceId: string,
+  address: string,
+  timeoutMs: number,
+  now: number = performance.now(),
+): number {
   let oldest = now;
   const a = byAddress.get(address);
   const w = byWorkspace.get(workspaceId);

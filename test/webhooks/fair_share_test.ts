@@ -47,15 +47,21 @@ describe("slots", () => {
     expect(postsInFlight()).toBe(0);
   });
 
-  test("a delivery refused a slot waits a second while the POSTs holding it are young, else until the oldest must end", async () => {
-    const taken = performance.now();
+  test("a delivery refused a slot waits a second while the POSTs holding it are young, else until the oldest must end", () => {
+    // The slots' start times lie between `before` and `after`; the clock is moved on by passing `now`.
+    const before = performance.now();
     const releases = Array.from({ length: postsPerReceiver }, () => takeSlot("W3", "10.1.0.1 443")!);
+    const after = performance.now();
     try {
       expect(busyDelayMs("W3", "10.1.0.1 443", 5000)).toBe(backOffMs);
-      await Bun.sleep(1200);
-      const left = 5000 - (performance.now() - taken);
-      const delay = busyDelayMs("W3", "10.1.0.1 443", 5000);
-      expect(Math.abs(delay - left)).toBeLessThan(20);
+      expect(busyDelayMs("W3", "10.1.0.1 443", 5000, before + backOffMs - 1)).toBe(backOffMs);
+      // 1.2 s after the oldest began: what is left of its 5 s.
+      const now = after + 1200;
+      const delay = busyDelayMs("W3", "10.1.0.1 443", 5000, now);
+      expect(delay).toBeGreaterThanOrEqual(Math.floor(before + 5000 - now));
+      expect(delay).toBeLessThanOrEqual(Math.ceil(after + 5000 - now));
+      // Past the oldest one's end: a second again, never less.
+      expect(busyDelayMs("W3", "10.1.0.1 443", 5000, after + 4500)).toBe(backOffMs);
     } finally {
       for (const release of releases) release();
     }
