@@ -46,6 +46,13 @@ async function withWorker(run: (jobs: Jobs) => Promise<void>, mailer?: Mailer) {
   }
 }
 
+/** Sessions of this test's database waiting for a row lock (another transaction holds it). */
+const lockWaits = async () =>
+  (
+    await db<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`
+  )[0]!.n;
 const jobState = async (jobId: string) => (await inviteJobs(db, ws.id)).find((j) => j.id === jobId)?.state;
 const tokenIn = (raw: string) =>
   /https:\/\/portal\.test\/invitations\/([A-Za-z0-9_-]+)/.exec(parseEmail(raw).text ?? "")![1]!;
@@ -137,19 +144,29 @@ describe("at least once, never twice", () => {
     await invite(landlord.id);
     const [invitation] = await invitationsOf(db, ws.id, landlord.id);
     const smtpMailer = createMailer(config, log);
-    // A slow server: the second run starts while the first is still sending.
-    const slow: Mailer = {
+    // A server that holds the first run in its sending until the second run is waiting for the ledger row.
+    let sending!: () => void;
+    const firstSending = new Promise<void>((resolve) => (sending = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held: Mailer = {
       ...smtpMailer,
       send: async (m) => {
-        await Bun.sleep(300);
+        sending();
+        await released;
         return smtpMailer.send(m);
       },
     };
     const job = { workspaceId: ws.id, invitationId: invitation!.id };
-    const outcomes = await Promise.all([
-      deliverInvitationEmail({ db, config }, slow, job, { final: false }),
-      Bun.sleep(50).then(() => deliverInvitationEmail({ db, config }, slow, job, { final: false })),
-    ]);
+    const first = deliverInvitationEmail({ db, config }, held, job, { final: false });
+    await firstSending;
+    const second = deliverInvitationEmail({ db, config }, held, job, { final: false });
+    try {
+      await eventually(async () => (await lockWaits()) > 0, "the second run to wait for the ledger row's lock");
+    } finally {
+      release();
+    }
+    const outcomes = await Promise.all([first, second]);
     smtpMailer.close();
     expect(outcomes.sort()).toEqual(["already_sent", "sent"]);
     expect(smtp.to(landlord.email!)).toHaveLength(1);

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Socket, TCPSocketListener } from "bun";
 import { closeIdleConnections, http1Post, idlePlaces, type Http1Post } from "../../src/webhooks/http1_client.ts";
+import { eventually } from "../support/service.ts";
 
 const fixtures = join(import.meta.dir, "fixtures");
 const cert = readFileSync(join(fixtures, "hooks.example.test.crt"), "utf8");
@@ -265,7 +266,7 @@ describe("against scripted servers", () => {
     const s = raw(() => {});
     const error = await postTo(s.port, { timeoutMs: 300 }).catch((e) => e);
     expect(error.message).toBe("timed out after 300 ms");
-    await Bun.sleep(50);
+    expect(await eventually(() => s.closed > 0, 5000)).toBe(true);
     expect(s.closed).toBe(1);
   });
 
