@@ -73,8 +73,11 @@ async function startRelay(target: URL) {
 
 const relay = await startRelay(new URL(await testServerUrl()));
 const sql = connect(relay.url, { max: 1 });
+/** A session of its own, straight to the server: it watches what `sql`'s session runs. */
+const observer = connect(await testServerUrl(), { max: 1 });
 afterAll(async () => {
   await sql.end({ timeout: 1 });
+  await observer.end({ timeout: 1 });
   await relay.close();
 });
 
@@ -85,6 +88,25 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | "pending"> {
     clearTimeout(timer),
   );
 }
+
+/** The server's process id of `sql`'s session (its only connection, max: 1). */
+async function sessionPid(): Promise<number> {
+  const [row] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  return row!.pid;
+}
+
+/** Waits until the session `pid` is running a statement that starts with `start`, as the server sees it. */
+async function running(pid: number, start: string) {
+  for (const giveUp = Date.now() + 5000; ; await Bun.sleep(5)) {
+    const [row] = await observer<{ query: string }[]>`
+      select query from pg_stat_activity where pid = ${pid} and state = 'active'`;
+    if (row?.query.startsWith(start)) return;
+    if (Date.now() > giveUp) throw new Error(`session ${pid} never ran ${start}`);
+  }
+}
+
+/** Waits for the next turn of the event loop: whatever a socket's events and the ticks before it queued has run. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** "ok" when the query answers with its own number, "lost" on a connection error, else what went wrong. */
 function numbered(i: number): Promise<string> {
@@ -126,7 +148,7 @@ test("a socket reset while a query's bytes wait for the next tick leaves nothing
       const outcome = await within(lost, 5000);
       expect(outcome === "pending" ? "pending" : isConnectionError(outcome)).toBe(true);
       lost = undefined;
-      await Bun.sleep(20); // the pool has seen the socket close
+      await nextTurn(); // the pool has seen the socket close (its 'close' follows the 'error' that failed `lost`)
       expect(await within(answered(sql`select 3`), (connectTimeoutSeconds + 3) * 1000)).toBe("answered");
     }
   } finally {
@@ -137,12 +159,13 @@ test("a socket reset while a query's bytes wait for the next tick leaves nothing
 
 test("queries sent between a socket's error and its close fail with a connection error; later queries get their own answers", async () => {
   expect(await answered(sql`select 1`)).toBe("answered");
+  const pid = await sessionPid();
   const outcomes: Promise<string>[] = [];
   // Code that reacts to a failed query at once (a retry, a rollback) sends its queries before the pool sees the close.
   const slow = sql`select pg_sleep(1)`.catch(() => {
     for (let i = 0; i < 5; i++) outcomes.push(numbered(i));
   });
-  await Bun.sleep(100);
+  await running(pid, "select pg_sleep(1)");
   relay.cut();
   await slow;
   for (let i = 100; i < 105; i++) outcomes.push(numbered(i));
@@ -254,7 +277,9 @@ async function survives(run: () => Promise<void>) {
   process.on("unhandledRejection", keep);
   try {
     await run();
-    await Bun.sleep(50); // a write left for the next tick has run
+    // A write left for the next tick (setImmediate) has run.
+    await nextTurn();
+    await nextTurn();
   } finally {
     process.off("uncaughtException", keep);
     process.off("unhandledRejection", keep);
@@ -268,6 +293,7 @@ test("a transaction whose connection hangs up under its query fails with a conne
   // transaction's catch sends `rollback` to its connection, which has no socket until the pool connects it again.
   await survives(async () => {
     for (let round = 0; round < 3; round++) {
+      const pid = await sessionPid();
       let statement: Promise<string> | undefined;
       const transaction = sql
         .begin(async (tx) => {
@@ -278,7 +304,7 @@ test("a transaction whose connection hangs up under its query fails with a conne
           () => "committed",
           (e) => (isConnectionError(e) ? "lost" : `failed: ${e}`),
         );
-      await Bun.sleep(100);
+      await running(pid, "select pg_sleep(5)");
       relay.hangUp();
       expect(await within(transaction, 5000)).toBe("lost");
       expect(await statement).toBe("failed: CONNECTION_CLOSED");
@@ -333,6 +359,7 @@ test("a transaction's statement made after its connection hung up fails with a c
 
 test("a transaction's statements queued behind the one in flight fail with a connection error when it hangs up, instead of never", async () => {
   await survives(async () => {
+    const pid = await sessionPid();
     let queued: Promise<string>[] = [];
     const transaction = sql
       .begin(async (tx) => {
@@ -343,7 +370,7 @@ test("a transaction's statements queued behind the one in flight fail with a con
         await first;
       })
       .catch((e) => e);
-    await Bun.sleep(200);
+    await running(pid, "select pg_sleep($1)");
     relay.hangUp();
     expect(isConnectionError(await within(transaction, 5000))).toBe(true);
     expect(await within(Promise.all(queued), 2000)).toEqual(["failed: CONNECTION_CLOSED", "failed: CONNECTION_CLOSED"]);
