@@ -3,9 +3,11 @@ import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
 import { operation, RawJson, Reply } from "../core/operation.ts";
 import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
-import { agendaPage, readDays, servableDays, storeDays } from "./queries.ts";
-import { AgendaQuery, CalendarEvent } from "./schema.ts";
-import { dayTextsOf, daysReadOf, storedDaysOf } from "./stored_days.ts";
+import type { Db } from "../core/db.ts";
+import { addLondonDays, londonMidnight, londonToday } from "../core/dates.ts";
+import { agendaPage, readDays, servableDays, storeDays, storedDaysRange } from "./queries.ts";
+import { AgendaQuery, CalendarEvent, maxLimit } from "./schema.ts";
+import { dayTextsOf, daysReadOf, type StoredDays, storedDaysOf, wholeDays } from "./stored_days.ts";
 import { maxWindowDays, resolveWindow } from "./window.ts";
 
 /** Calendar events overlapping a window. */
@@ -32,10 +34,10 @@ export const agenda = operation({
     "  A cursor names a position in the order: following the links lists every event exactly once, even while events",
     "  are added or changed; an event added behind the position already reached is not listed.",
     "- `propertyLabel`, `staffName` and `contactName` are read from the property, user and contact with the event.",
-    "- A page always reflects every write committed before the request. Pages over whole London days (dates, or the",
-    "  default window) for one member of staff or for everyone, with no other filter, are kept computed by day and",
-    "  served from there; every write to an event, and every change of a name shown, discards them in its own",
-    "  transaction.",
+    "- A page always reflects every write committed before the request. First pages for one member of staff or for",
+    "  everyone, with no other filter, are kept computed by London day and served from there, any window cut from the",
+    "  days it touches (the same events, the same bytes); every write to an event, and every change of a name shown,",
+    "  discards them in its own transaction.",
   ].join("\n"),
   query: AgendaQuery,
   response: Type.Array(CalendarEvent, { title: "Agenda" }),
@@ -54,6 +56,7 @@ export const agenda = operation({
     if (sd) {
       const read = daysReadOf(
         keyCheckRead ? (keyCheckRead.value as string) : await readDays(db, principal.workspaceId, sd),
+        sd,
       );
       if (read.found && read.count <= limit) return new Reply<Events>(new RawJson(read.body));
       if (!read.found) version = read.version;
@@ -76,11 +79,14 @@ export const agenda = operation({
     const more = events.length > limit;
     if (more) events.length = limit;
     if (sd && version !== undefined && !more) {
-      // The whole window's events: its days are stored for the next pages over them.
+      // The whole window's events: its days are stored for the next pages over them (a cut window's days computed
+      // whole first, in a statement of their own).
       const texts = events.map((e) => JSON.stringify(e));
       try {
-        const days = dayTextsOf(sd, texts, startsAt, endsAt);
-        await storeDays(db, { workspaceId: principal.workspaceId, sd, version, texts: days });
+        if (wholeDays(sd)) {
+          const days = dayTextsOf(sd, texts, startsAt, endsAt);
+          await storeDays(db, { workspaceId: principal.workspaceId, sd, version, texts: days });
+        } else await storeWholeDays(db, principal.workspaceId, sd, version);
       } catch (error) {
         // The page is right without them: the next read computes it again. A held day is expected under
         // concurrent stores; anything else is worth a warning.
@@ -101,6 +107,34 @@ export const agenda = operation({
 });
 
 type Events = Static<typeof CalendarEvent>[];
+
+/**
+ * Computes a cut window's days whole (from the first's 00:00 to the end's) and stores them, when they are all within
+ * storedDaysRange and hold at most the longest page's events.
+ */
+async function storeWholeDays(db: Db, workspaceId: string, sd: StoredDays, version: number): Promise<void> {
+  const today = londonMidnight(londonToday(Date.now()));
+  const [first, end] = [londonMidnight(sd.days[0]!), londonMidnight(sd.end)];
+  if (first < addLondonDays(today, -storedDaysRange.before)) return;
+  if (end > addLondonDays(today, storedDaysRange.after + 1)) return;
+  const whole: StoredDays = { staff: sd.staff, days: sd.days, end: sd.end };
+  const page = await agendaPage(db, {
+    workspaceId,
+    from: new Date(first),
+    to: new Date(end),
+    staffId: sd.staff === "" ? undefined : sd.staff,
+    includeCancelled: false,
+    take: maxLimit + 1,
+  });
+  if (page.events.length > maxLimit) return;
+  const texts = dayTextsOf(
+    whole,
+    page.events.map((e) => JSON.stringify(e)),
+    page.startsAt,
+    page.endsAt,
+  );
+  await storeDays(db, { workspaceId, sd: whole, version, texts });
+}
 
 /** The window of a query, or undefined when its bounds are refused (step 9 refuses them then). */
 function windowOrUndefined(query: { from?: string; to?: string }) {

@@ -4,7 +4,7 @@ import type { Db } from "../core/db.ts";
 import { workspaceScope, type WorkspaceScope } from "../core/key_check_read.ts";
 import { instantOfPgText } from "../core/pg_instant.ts";
 import type { CalendarEvent } from "./schema.ts";
-import { agendaShape, type DayTexts, type StoredDays } from "./stored_days.ts";
+import { agendaShape, type DayTexts, type StoredDays, wholeDays } from "./stored_days.ts";
 
 /** How long a store of days waits for days a concurrent store holds. */
 const storeLockTimeout = "200ms";
@@ -218,24 +218,48 @@ function eventOf(r: Row, k: Packed): AgendaEvent {
 }
 
 /**
- * The stored days of a page (sql/0023) in a workspace scope, as one text: `<count>\n<page>` (the events' JSON,
- * joined, in brackets: the answer's body) when every day is stored at the workspace's current version and shape;
- * else `V<version>`, the version to store the page's days with. The calendar.agenda key-check read, and readDays's.
+ * The stored days of a page (sql/0023) in a workspace scope, as one text (read by daysReadOf): for a window of whole
+ * days, `<count>\n<page>` (the events' JSON, joined, in brackets: the answer's body) when every day is stored at the
+ * workspace's current version and shape; for a cut window, the first day, the days between and the last day apart
+ * (`C<count>\n<ids>\n<first>\x1e<between>\x1e<last>`, ids those running at `from`), for the service to cut; else
+ * `V<version>`, the version to store the page's days with. The calendar.agenda key-check read, and readDays's.
  */
 export function servableDays(db: Db, workspace: WorkspaceScope, sd: StoredDays) {
   const version = db`coalesce((select v.version from agenda_versions v where v.workspace_id = ${workspace}), 0)`;
   const first = db`${sd.days[0]!}::text::date`;
-  return db`
-    select case
-      when count(*) = ${sd.days.length}::int then
-        (sum(d.starting_count) + max(d.running_count) filter (where d.day = ${first}))::text || E'\n[' ||
+  const last = db`${sd.days[sd.days.length - 1]!}::text::date`;
+  const found = wholeDays(sd)
+    ? db`(sum(d.starting_count) + max(d.running_count) filter (where d.day = ${first}))::text || E'\n[' ||
         concat_ws(',', max(nullif(d.running, '')) filter (where d.day = ${first}),
-                  string_agg(nullif(d.starting, ''), ',' order by d.day)) || ']'
-      else 'V' || ${version} end as days
+                  string_agg(nullif(d.starting, ''), ',' order by d.day)) || ']'`
+    : db`'C' || (sum(d.starting_count) + max(d.running_count) filter (where d.day = ${first}))::text || E'\n' ||
+        ${sd.from === undefined ? db`''` : runningAt(db, workspace, sd.staff, sd.from)} || E'\n' ||
+        concat_ws(',', max(nullif(d.running, '')) filter (where d.day = ${first}),
+                  max(nullif(d.starting, '')) filter (where d.day = ${first})) || E'\x1e' ||
+        coalesce(string_agg(nullif(d.starting, ''), ',' order by d.day)
+                   filter (where d.day > ${first} and d.day < ${last}), '') || E'\x1e' ||
+        coalesce(max(nullif(d.starting, '')) filter (where d.day = ${last} and d.day > ${first}), '')`;
+  return db`
+    select case when count(*) = ${sd.days.length}::int then ${found} else 'V' || ${version} end as days
     from agenda_days d
     where d.workspace_id = ${workspace} and d.staff = ${sd.staff}::text
       and d.day >= ${first} and d.day < ${sd.end}::text::date
       and d.version = ${version} and d.shape = ${agendaShape}::int`;
+}
+
+/**
+ * The ids of the events a cut window keeps of those starting before its `from`: agendaPage's `running`, its rule
+ * read exactly (`tstzrange(starts_at, ends_at) @> from and starts_at < from`, through the range index), with the
+ * stored days' filter (the member of staff, cancelled events left out). Read in the days' own statement: the same
+ * snapshot as the days it cuts.
+ */
+function runningAt(db: Db, workspace: WorkspaceScope, staff: string, from: number) {
+  const at = db`${new Date(from).toISOString()}::text::timestamptz`;
+  return db`coalesce((select string_agg(r.id, ',') from (
+      select e.id, e.staff_user_id, e.status from calendar_events e
+      where e.workspace_id = ${workspace} and tstzrange(e.starts_at, e.ends_at) @> ${at} and e.starts_at < ${at}
+      offset 0) r
+    where r.status <> 'cancelled' and (${staff}::text = '' or r.staff_user_id = ${staff}::text)), '')`;
 }
 
 /** The stored days of a page (see servableDays), read on their own. */

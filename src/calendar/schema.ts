@@ -72,6 +72,9 @@ const Bound = (what: string) =>
   });
 
 /** The agenda's query parameters. */
+/** The most events an agenda page lists. */
+export const maxLimit = 500;
+
 export const AgendaQuery = Strict({
   from: Type.Optional(Bound("Start of the window, inclusive; today 00:00 in London when absent")),
   to: Type.Optional(
@@ -89,6 +92,6 @@ export const AgendaQuery = Strict({
   includeCancelled: Type.Optional(
     Type.Boolean({ description: "`true` lists cancelled events too; they are left out otherwise." }),
   ),
-  limit: Type.Optional(Limit(200, 500)),
+  limit: Type.Optional(Limit(200, maxLimit)),
   cursor: Type.Optional(Cursor),
 });

@@ -13,14 +13,22 @@ import type { Window } from "./window.ts";
  */
 export const agendaShape = 1;
 
-/** The London days of a page that stored days can serve: one member of staff's ('' : everyone's), no other filter. */
+/**
+ * The London days of a page that stored days can serve: one member of staff's ('' : everyone's), no other filter. A
+ * window of whole London days is its days' texts joined; any other window is cut from the days it touches: the first
+ * day's events that end by `from` and the last day's that start at or after `to` are left out (cutDays).
+ */
 export interface StoredDays {
   /** A staff user id, or '' for every member of staff. */
   staff: string;
-  /** The window's London days, `YYYY-MM-DD`, in order: the window is exactly these days. */
+  /** The London days the window touches, `YYYY-MM-DD`, in order. */
   days: string[];
-  /** The day after the last one (the window's end). */
+  /** The day after the last one. */
   end: string;
+  /** The window's start when it is after the first day's 00:00 (epoch ms): that day is cut. */
+  from?: number;
+  /** The window's end when it is before `end`'s 00:00 (epoch ms): the last day is cut. */
+  to?: number;
 }
 
 /**
@@ -38,8 +46,9 @@ function nextDate(date: string): string {
 
 /**
  * The stored days a page is made of, or undefined when it cannot be: a first page (no cursor) with no filter but
- * `staffId` (servedParameters), cancelled events left out, over a window of whole London days (from and to at 00:00
- * in London, as dates and the default window are).
+ * `staffId` (servedParameters), cancelled events left out. Any window qualifies: its days are the London days from
+ * the one holding `from` to the one holding the window's last millisecond, and a window that does not start or end
+ * at a London 00:00 is cut from them.
  */
 export function storedDaysOf(
   query: { staffId?: string; includeCancelled?: boolean },
@@ -48,27 +57,167 @@ export function storedDaysOf(
   for (const name in query) if (!servedParameters.has(name)) return undefined;
   if (query.includeCancelled) return undefined;
   const first = londonToday(window.from);
-  if (londonMidnight(first) !== window.from) return undefined;
+  const last = londonToday(window.to - 1);
   const days = [first];
   let end = nextDate(first);
-  for (;;) {
-    const at = londonMidnight(end);
-    if (at === window.to) break;
-    if (at > window.to) return undefined;
+  while (days[days.length - 1] !== last) {
     days.push(end);
     end = nextDate(end);
   }
-  return { staff: query.staffId ?? "", days, end };
+  const sd: StoredDays = { staff: query.staffId ?? "", days, end };
+  if (londonMidnight(first) !== window.from) sd.from = window.from;
+  if (londonMidnight(end) !== window.to) sd.to = window.to;
+  return sd;
 }
 
-/** What a read of stored days found: the page (the answer's body) when every day was stored and current. */
-export type DaysRead = { found: true; count: number; body: string } | { found: false; version: number };
+/** Whether a page's window is exactly its days (no cut). */
+export function wholeDays(sd: StoredDays): boolean {
+  return sd.from === undefined && sd.to === undefined;
+}
 
-/** The read's text (see servableDays in queries.ts): `<count>\n<page>` when found, else `V<version>`. */
-export function daysReadOf(text: string): DaysRead {
+/**
+ * What a read of stored days found: the page (the answer's body) when every day was stored and current; else the
+ * version to store its days with, or none when the days could not be cut (the page is then computed and not stored).
+ */
+export type DaysRead = { found: true; count: number; body: string } | { found: false; version?: number };
+
+/**
+ * The read's text (see servableDays in queries.ts), cut to the window when it is not whole days: `<count>\n<page>`
+ * for whole days; `C<count>\n<ids running at from>\n<first day>\x1e<the days between>\x1e<last day>` for a cut
+ * window; `V<version>` when a day is missing.
+ */
+export function daysReadOf(text: string, sd: StoredDays): DaysRead {
   if (text.startsWith("V")) return { found: false, version: Number(text.slice(1)) };
   const line = text.indexOf("\n");
-  return { found: true, count: Number(text.slice(0, line)), body: text.slice(line + 1) };
+  if (!text.startsWith("C")) return { found: true, count: Number(text.slice(0, line)), body: text.slice(line + 1) };
+  const line2 = text.indexOf("\n", line + 1);
+  const running = text.slice(line + 1, line2);
+  const [head, middle, tail] = text.slice(line2 + 1).split("\x1e") as [string, string, string];
+  const cut = cutDays(sd, {
+    count: Number(text.slice(1, line)),
+    running: new Set(running === "" ? [] : running.split(",")),
+    head,
+    middle,
+    tail,
+  });
+  return cut ? { found: true, ...cut } : { found: false };
+}
+
+/** A cut window's stored days as read: the first day (with the events running at its 00:00), the days between, the last. */
+export interface DaysToCut {
+  /** The events of every day, as stored. */
+  count: number;
+  /** The ids of the page's events running at `from` (starting before it and ending after it), from the events. */
+  running: Set<string>;
+  head: string;
+  middle: string;
+  tail: string;
+}
+
+/**
+ * A window cut from its days: of the first day's events, those starting before `from` are kept only when running at
+ * `from` (their ids read from the events by the statement's own rule: an event's JSON holds its instants to the
+ * millisecond, its row to the microsecond); of the last day's, those starting at or after `to` are left out (a
+ * starting instant truncated to the millisecond compares with a bound on a whole millisecond as the instant does).
+ * Undefined when an event's text is not as eventOf makes it.
+ */
+export function cutDays(sd: StoredDays, d: DaysToCut): { count: number; body: string } | undefined {
+  const oneDay = sd.days.length === 1;
+  const head = cutSegment(d.head, sd.from, oneDay ? sd.to : undefined, d.running);
+  const tail = oneDay ? { text: "", dropped: 0 } : cutSegment(d.tail, undefined, sd.to, d.running);
+  if (!head || !tail) return undefined;
+  const parts = [head.text, d.middle, tail.text].filter((p) => p !== "");
+  return { count: d.count - head.dropped - tail.dropped, body: `[${parts.join(",")}]` };
+}
+
+/** One day's events (JSON texts joined by ',') without those starting before `from` and not running then, or at `to`. */
+function cutSegment(
+  text: string,
+  from: number | undefined,
+  to: number | undefined,
+  running: Set<string>,
+): { text: string; dropped: number } | undefined {
+  if ((from === undefined && to === undefined) || text === "") return { text, dropped: 0 };
+  const spans = spansOf(text);
+  if (!spans) return undefined;
+  const kept: string[] = [];
+  let dropped = 0;
+  for (let i = 0; i < spans.length; i += 2) {
+    const [s, e] = [spans[i]!, spans[i + 1]!];
+    const at = startsAtOf(text, s, e);
+    if (at === undefined) return undefined;
+    if (to !== undefined && at >= to) {
+      dropped += (spans.length - i) / 2; // in order of start: none of the rest starts before `to`
+      break;
+    }
+    if (from !== undefined && at < from) {
+      const id = idOf(text, s, e);
+      if (id === undefined) return undefined;
+      if (!running.has(id)) {
+        dropped += 1;
+        continue;
+      }
+    }
+    kept.push(text.slice(s, e));
+  }
+  return { text: kept.join(","), dropped };
+}
+
+/**
+ * The bounds [start, end) of each JSON value in a text of values joined by ',', flat: strings skipped whole (a
+ * quote is theirs unless escaped), the depth of objects and arrays followed, so a comma inside a value (a title, a
+ * feedback's themes) never splits it. Undefined for text that is not such values.
+ */
+function spansOf(text: string): number[] | undefined {
+  const out: number[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let j = i;
+      for (;;) {
+        j = text.indexOf('"', j + 1);
+        if (j < 0) return undefined;
+        let slashes = 0;
+        while (text.charCodeAt(j - 1 - slashes) === 92) slashes++;
+        if (slashes % 2 === 0) break;
+      }
+      i = j;
+    } else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) depth--;
+    else if (c === 44 && depth === 0) {
+      out.push(start, i);
+      start = i + 1;
+    }
+  }
+  if (depth !== 0) return undefined;
+  out.push(start, text.length);
+  return out;
+}
+
+const idKey = '{"id":"';
+const startsAtKey = '"startsAt":';
+
+/** An event's id: its text's first field (ids are idents: no character JSON escapes). */
+function idOf(text: string, s: number, e: number): string | undefined {
+  if (!text.startsWith(idKey, s)) return undefined;
+  const close = text.indexOf('"', s + idKey.length);
+  return close < 0 || close >= e ? undefined : text.slice(s + idKey.length, close);
+}
+
+/**
+ * An event's startsAt in epoch ms (-Infinity for null: -infinity). The first `"startsAt":` of its text is the field:
+ * the fields before it are texts, in which a quote is always escaped, so the key cannot appear inside them.
+ */
+function startsAtOf(text: string, s: number, e: number): number | undefined {
+  const k = text.indexOf(startsAtKey, s);
+  if (k < 0 || k >= e) return undefined;
+  const v = k + startsAtKey.length;
+  if (text.startsWith("null", v)) return Number.NEGATIVE_INFINITY;
+  const close = text.indexOf('"', v + 1);
+  const at = Date.parse(text.slice(v + 1, close));
+  return text.charCodeAt(v) !== 34 || Number.isNaN(at) ? undefined : at;
 }
 
 /** A computed page cut into its days: for each, its events' JSON joined, and that of those running at its 00:00. */

@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
 import { countingClient, measurePage } from "../support/statements.ts";
 import { buildApp } from "../../src/app.ts";
+import { addLondonDays, londonMidnight, londonToday } from "../../src/core/dates.ts";
 import { insertEvent } from "./fixtures.ts";
 
 const h = await harness();
@@ -65,6 +66,55 @@ describe.skipIf(throughPgBouncer)("the page's statement is planned once", () => 
         customPlans: number;
       }[];
       expect(plans).toEqual([{ genericPlans: 7, customPlans: 5 }]);
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe("a window cut from stored days", () => {
+  test("costs the key check's statement alone, which reads the events running at `from` through the range index", async () => {
+    const near = await h.workspace();
+    const person = await h.rows(near).user({ name: "Sam" });
+    const day = addLondonDays(londonMidnight(londonToday()), 2);
+    for (let i = 0; i < 20; i++)
+      await insertEvent(h.database.db, near.id, {
+        startsAt: new Date(day + i * 5 * 3600_000).toISOString(),
+        endsAt: new Date(day + i * 5 * 3600_000 + 7 * 3600_000).toISOString(),
+        staffUserId: person,
+      });
+    const from = new Date(day + 9 * 3600_000).toISOString();
+    const to = new Date(day + 3 * 86_400_000 + 9 * 3600_000).toISOString();
+    const url = `http://localhost/calendar/agenda?from=${from}&to=${to}&staffId=${person}`;
+    const first = await h.app.handle(new Request(url, { headers: { "x-api-key": near.key } }));
+    expect(first.status).toBe(200); // computed, its days stored whole
+    const { db, statements } = await countingClient(h.database.url);
+    const app = buildApp({ ...h.ctx, db });
+    try {
+      const res = await app.handle(new Request(url, { headers: { "x-api-key": near.key } }));
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(await first.text());
+      expect(statements).toHaveLength(1);
+      const scans = await h.database.db.begin(async (tx) => {
+        await tx`set local enable_seqscan = off`;
+        const [row] = await tx.unsafe(
+          `explain (format json) ${statements[0]!.query}`,
+          statements[0]!.parameters as never[],
+        );
+        const found: string[] = [];
+        type PlanNode = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; Plans?: PlanNode[] };
+        const walk = (node: PlanNode) => {
+          if (/Scan/.test(node["Node Type"]) && node["Relation Name"])
+            found.push(`${node["Node Type"]} on ${node["Relation Name"]} ${node["Index Name"] ?? ""}`.trim());
+          for (const child of node.Plans ?? []) walk(child);
+        };
+        walk((Object.values(row as object)[0] as { Plan: PlanNode }[])[0]!.Plan);
+        return found;
+      });
+      expect(scans.filter((s) => s.includes(" on calendar_events"))).toEqual([
+        expect.stringMatching(/Scan on calendar_events calendar_events_span$/),
+      ]);
+      expect(scans.filter((s) => s.startsWith("Seq Scan"))).toEqual([]);
     } finally {
       await db.end();
     }

@@ -345,12 +345,9 @@ describe("bounds", () => {
     expect(await storedCount(ws.id)).toBe(0);
   });
 
-  test("windows that are not whole London days, or with other filters, take the computed path and store nothing", async () => {
+  test("windows with other filters take the computed path and store nothing", async () => {
     const { ws, properties } = await seeded(53);
-    const from = londonMidnight(date(0));
     for (const query of [
-      `?from=${iso(from + 3600_000)}&to=${date(7)}`,
-      `?from=${date(0)}&to=${iso(from + 5 * dayMs + 60_000)}`,
       `?from=${date(0)}&to=${date(7)}&propertyId=${properties[0]}`,
       `?from=${date(0)}&to=${date(7)}&kind=viewing`,
       `?from=${date(0)}&to=${date(7)}&includeCancelled=true`,
