@@ -70,7 +70,14 @@ describe("references and imports", () => {
       await importer`begin`;
       await importer`select 1 from workspaces where id = ${world.ws.id} for update`;
       const report = call.report();
-      await Bun.sleep(300);
+      // The report waits for the import's lock (as the server sees it) before the import writes.
+      for (const giveUp = Date.now() + 10_000; ; await Bun.sleep(10)) {
+        const [row] = await db<{ n: number }[]>`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`;
+        if (row!.n > 0) break;
+        if (Date.now() > giveUp) throw new Error("the report never waited for the import's lock");
+      }
       await importer`
         insert into repairs (workspace_id, id, reference, status, property_id)
         values (${world.ws.id}, 'imported-1', 'R-5', 'open', ${world.propertyId})`;
