@@ -59,7 +59,8 @@ until full>\`. An empty bucket answers 429 \`RateLimited {key, retryAfterSeconds
   \`Content-Encoding\`; \`q=0\` refuses a coding. Without the header, or accepting none of the three, answers are
   uncompressed. The operations' answers (errors included) carry \`Vary: Accept-Encoding\`; a week's agenda page of
   about 72 KB comes back as 6 to 10 KB. A conditional read's \`ETag\` names its coding (\`"…-gzip"\`), so send it
-  back with the same \`Accept-Encoding\` to get 304. MCP's answers and the HTML pages are never compressed.
+  back with the same \`Accept-Encoding\` to get 304. MCP's answers and the routes without an API key (the
+  portal, tenant and contractor pages, inbound webhooks) are never compressed.
 
 ## Errors
 Every error body is a JSON object with a \`_tag\` naming the error and the fields of that error; each operation
