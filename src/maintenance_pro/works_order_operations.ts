@@ -129,8 +129,9 @@ export const raiseWorksOrder = operation({
       "address, the instructions, who raised the order (the workspace's person to contact), `requiredBy` in UK " +
       "time and the key set. There the contractor accepts or declines (with a reason), agrees an appointment " +
       "(`scheduled`, again after `no_access`; the agenda shows it as an event of kind `repair_visit` at the " +
-      "property with the contractor, moved when agreed again, closed by the visit), and records the visit: `attended`, `no_access` (a note, required) or " +
-      "`completed` (a note). Each write moves `revision` up by one and records the event `works_order.accepted`, " +
+      "property with the contractor, moved when agreed again, closed by the visit), and records the visit: " +
+      "`attended`, `no_access` (a note, required) or `completed` (a note). Each write moves `revision` up by one " +
+      "and records the event `works_order.accepted`, " +
       "`.declined`, `.scheduled`, `.no_access` or `.completed` (`attended` records none), with the actor " +
       "`contractor` and the contact's id. What the agency would record on the repair is recorded with it: " +
       "`investigation` records the milestone `investigated` (with the finding the contractor gives) on attended or " +

@@ -364,7 +364,7 @@ describe("the agency cancelling while the contractor completes", () => {
     expect(await race("contractor")).toBe("completed");
   });
 
-  test("the agency first: the order is cancelled, the contractor's page says so and the repair is unchanged", async () => {
+  test("the agency first: the order is cancelled, the contractor's page says so, the repair unchanged", async () => {
     expect(await race("agency")).toBe("cancelled");
   });
 
