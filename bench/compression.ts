@@ -3,9 +3,10 @@
  * (~72–86 KB, read through app.handle from a database seeded by bench/seed.ts) and its first events, ~2 KB.
  * For gzip levels, brotli qualities and zstd levels: bytes out and CPU µs a compression (this process's user + system
  * time over repeated runs, so other processes on the machine do not count); then the service's own choice
- * (src/core/compression.ts) as it runs per answer, and the cost of reading Accept-Encoding. BENCH_SCALE (0.05: the
- * page lists every member of staff's events of a week, cut at 119), PROFILE_DB=<url> reuses a seeded database (with a
- * workspace `profile`, as bench/cpu_profile.ts's KEEP=1 leaves), MIN_MS (300: the least CPU time per figure).
+ * (src/core/compression.ts) as it runs per answer, the cost of reading Accept-Encoding, and the service's CPU a
+ * stored agenda page through app.handle per coding (N requests, 300). BENCH_SCALE (0.05: the page lists every
+ * member of staff's events of a week, cut at 119), PROFILE_DB=<url> reuses a seeded database (with a workspace
+ * `profile`, as bench/cpu_profile.ts's KEEP=1 leaves), MIN_MS (300: the least CPU time per figure).
  */
 import { brotliCompressSync, constants } from "node:zlib";
 import { join } from "node:path";
@@ -25,8 +26,38 @@ import { seedWorkspace } from "./seed.ts";
 const minMs = Number(process.env.MIN_MS ?? 300);
 const reuse = process.env.PROFILE_DB;
 
-/** The agenda page's text: a week from today of every member of staff, cut at 119 events (the issue's 72 KB page). */
-async function agendaPage(): Promise<string> {
+/** What one request costs this process, one at a time through app.handle: CPU µs, and the bytes of the answer. */
+type RequestCost = { acceptEncoding: string; coding: string; bytes: number; micros: number };
+
+/** The service's CPU a request of `path`, without Accept-Encoding and with each coding alone, `N` requests each. */
+async function requestCosts(app: { handle(r: Request): Promise<Response> }, key: string, path: string) {
+  const count = Number(process.env.N ?? 300);
+  const costs: RequestCost[] = [];
+  // Twice over, interleaved: the first round's figures carry whatever warming up remains.
+  for (const acceptEncoding of ["", "zstd", "gzip", "br", "", "zstd", "gzip", "br"]) {
+    const headers: Record<string, string> = { "x-api-key": key };
+    if (acceptEncoding) headers["accept-encoding"] = acceptEncoding;
+    const send = async () => {
+      const res = await app.handle(new Request(`http://localhost${path}`, { headers }));
+      const bytes = (await res.arrayBuffer()).byteLength;
+      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+      return { bytes, coding: res.headers.get("content-encoding") ?? "identity" };
+    };
+    for (let i = 0; i < 50; i++) await send(); // warm-up (and the page's days stored)
+    const before = process.cpuUsage();
+    let last = await send();
+    for (let i = 1; i < count; i++) last = await send();
+    const used = process.cpuUsage(before);
+    costs.push({ acceptEncoding: acceptEncoding || "(none)", ...last, micros: (used.user + used.system) / count });
+  }
+  return costs;
+}
+
+/**
+ * The agenda page's text: a week from today of every member of staff, cut at 119 events (the issue's 72 KB page);
+ * and the service's CPU a request of a page served from stored days (every member of staff, 3 days), per coding.
+ */
+async function agendaPage(): Promise<{ page: string; stored: string; costs: RequestCost[] }> {
   const server = await openServer(process.env.DATABASE_URL, join(import.meta.dir, "..", ".data", "bench-pg"));
   const bench = reuse ? { url: reuse, drop: async () => {} } : await createBenchDatabase(server.url);
   const db = connect(bench.url, { max: 2 });
@@ -43,6 +74,7 @@ async function agendaPage(): Promise<string> {
       name: "compression",
       scopes: [...allScopes],
       expiresInDays: 7,
+      budgetPerMinute: 1_000_000,
     });
     const log = createLogger("warn");
     const app = buildApp({
@@ -60,7 +92,8 @@ async function agendaPage(): Promise<string> {
     );
     const text = await res.text();
     if (res.status !== 200) throw new Error(`agenda answered ${res.status}: ${text.slice(0, 300)}`);
-    return text;
+    const stored = `/calendar/agenda?from=${from}&to=${new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10)}`;
+    return { page: text, stored, costs: await requestCosts(app, key.key, stored) };
   } finally {
     await db.end({ timeout: 5 });
     await bench.drop();
@@ -129,7 +162,7 @@ function table(name: string, text: string, rows: Row[]): string {
   return lines.join("\n");
 }
 
-const page = await agendaPage();
+const { page, stored, costs } = await agendaPage();
 const events = JSON.parse(page) as unknown[];
 // The first events of the page, as many as bring it nearest 2 KB.
 let n = 1;
@@ -154,3 +187,7 @@ const perHeader = cpuMicros(() => {
   for (let i = 0; i < 1000; i++) codingFor(header, page.length);
 });
 console.log(`  codingFor("${header}"): ${(perHeader / 1000).toFixed(3)} µs`);
+console.log(`\nThe service's CPU a request (this process, one at a time through app.handle): GET ${stored}`);
+for (const c of costs) {
+  console.log(`  Accept-Encoding ${c.acceptEncoding}: ${c.coding}, ${c.bytes} bytes, ${c.micros.toFixed(1)} µs`);
+}
