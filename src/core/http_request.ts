@@ -21,6 +21,39 @@ const decoder = new TextDecoder();
  * under a client still sending makes it lose the answer to a reset half the time.
  */
 export async function readBody(request: Request, limit: number, timeoutMs: number): Promise<BodyRead> {
+  const read = await readWithin(
+    request,
+    limit,
+    timeoutMs,
+    () => request.text(),
+    (bytes) => decoder.decode(bytes),
+  );
+  return read.kind === "read" ? { kind: "text", text: read.value } : read;
+}
+
+/** A body as bytes (an upload), read as readBody reads text: the same cap, deadline and outcomes. */
+export async function readBodyBytes(
+  request: Request,
+  limit: number,
+  timeoutMs: number,
+): Promise<{ kind: "bytes"; bytes: Uint8Array } | Exclude<BodyRead, { kind: "text" }>> {
+  const read = await readWithin(
+    request,
+    limit,
+    timeoutMs,
+    () => request.bytes(),
+    (bytes) => bytes,
+  );
+  return read.kind === "read" ? { kind: "bytes", bytes: read.value } : read;
+}
+
+async function readWithin<T>(
+  request: Request,
+  limit: number,
+  timeoutMs: number,
+  whole: () => Promise<T>,
+  of: (bytes: Uint8Array) => T,
+): Promise<{ kind: "read"; value: T } | Exclude<BodyRead, { kind: "text" }>> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) return { kind: "tooLarge" };
   // The deadline is for the whole body: the server's idle timeout restarts at every byte, so a client sending a
@@ -29,12 +62,12 @@ export async function readBody(request: Request, limit: number, timeoutMs: numbe
   const deadline = new Promise<typeof timedOut>((resolve) => (timer = setTimeout(resolve, timeoutMs, timedOut)));
   // A declared length bounds the body (Bun enforces the framing), so Bun reads it: twice as fast as a stream
   // read here. Without one (chunked), the stream is read here, to stop at the limit.
-  const reading = declared !== null ? request.text() : readCapped(request, limit);
+  const reading = declared !== null ? whole() : readCapped(request, limit).then((b) => (b === null ? null : of(b)));
   reading.catch(() => {}); // a read still pending at the deadline fails when the connection closes
   try {
-    const text = await Promise.race([reading, deadline]);
-    if (text === timedOut) return { kind: "timedOut" };
-    return text === null ? { kind: "tooLarge" } : { kind: "text", text };
+    const value = await Promise.race([reading, deadline]);
+    if (value === timedOut) return { kind: "timedOut" };
+    return value === null ? { kind: "tooLarge" } : { kind: "read", value: value as T };
   } catch {
     return { kind: "aborted" };
   } finally {
@@ -43,9 +76,9 @@ export async function readBody(request: Request, limit: number, timeoutMs: numbe
 }
 
 /** A body of unknown length read up to `limit` bytes; null past it. */
-async function readCapped(request: Request, limit: number): Promise<string | null> {
+async function readCapped(request: Request, limit: number): Promise<Uint8Array | null> {
   const stream = request.body;
-  if (stream === null) return "";
+  if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -59,7 +92,7 @@ async function readCapped(request: Request, limit: number): Promise<string | nul
     }
     chunks.push(next.value);
   }
-  return decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
 /** The request's URL; null when it cannot be made absolute (no Host header, or one that is not a host). */

@@ -7,12 +7,15 @@ import type { Config } from "../config.ts";
 import { takeAddressToken } from "./address_budget.ts";
 import { rateLimited, rateLimitHeaders } from "./budget.ts";
 import { clientAddress } from "./client_address.ts";
-import { type AppError, type ErrorClass, PayloadTooLarge } from "./errors.ts";
+import { type AppError, type ErrorClass, PayloadTooLarge, RequestInvalid } from "./errors.ts";
 import { asAppError, bodyLimit } from "./execute.ts";
-import { bodyNotArrived, hostInvalid, readBody, urlOf } from "./http_request.ts";
+import { bodyNotArrived, hostInvalid, readBody, readBodyBytes, urlOf } from "./http_request.ts";
 import { errorResponse } from "./json_response.ts";
 import type { AppContext } from "./operation.ts";
 import { errorTagOf } from "./request_log.ts";
+
+/** A form as Bun parses one (its entries are strings and Files). */
+export type Form = Awaited<ReturnType<Response["formData"]>>;
 
 /** A public request as its route receives it: budget paid, body read in full. */
 export interface PublicRequest {
@@ -21,8 +24,10 @@ export interface PublicRequest {
   url: URL;
   /** Path parameters, decoded once. */
   params: Record<string, string>;
-  /** The body as text; null for GET and HEAD. */
+  /** The body as text; null for GET and HEAD, and for an upload route. */
   body: string | null;
+  /** An upload route's form (multipart/form-data or urlencoded, read by Bun's own parser); null otherwise. */
+  form: Form | null;
   requestId: string;
   /** The client's address (see core/client_address.ts). */
   clientAddress: string;
@@ -47,6 +52,11 @@ export interface PublicRoute {
     /** Its capacity a minute, from the configuration. */
     perMinute: (config: Readonly<Config>) => number;
   };
+  /**
+   * An upload route (a form with files): its body is read as bytes, up to `limit` (413 above it), and parsed as a
+   * form. Other routes read at most the API's 64 KiB, as text.
+   */
+  upload?: { limit: number };
   /** The answer; a thrown AppError is answered by `refuse`, anything else as asAppError says. */
   handle: (req: PublicRequest) => Promise<Response>;
   /** How a refusal is answered (default: the tagged error as JSON). The portal answers people with a page. */
@@ -122,19 +132,42 @@ export async function answerPublic(
       return refuse(error);
     }
     let body: string | null = null;
+    let form: Form | null = null;
     if (request.method !== "GET" && request.method !== "HEAD") {
-      const read = await readBody(request, bodyLimit, app.config.bodyTimeoutMs);
+      const limit = route.upload?.limit ?? bodyLimit;
+      const read = route.upload
+        ? await readBodyBytes(request, limit, app.config.bodyTimeoutMs)
+        : await readBody(request, limit, app.config.bodyTimeoutMs);
       if (read.kind === "timedOut" || read.kind === "aborted") {
         return refuse(bodyNotArrived(read.kind, app.config.bodyTimeoutMs));
       }
-      if (read.kind === "tooLarge") return refuse(new PayloadTooLarge({ limit: bodyLimit }));
-      body = read.text;
+      if (read.kind === "tooLarge") return refuse(new PayloadTooLarge({ limit }));
+      if (read.kind === "text") body = read.text;
+      else form = await formOf(request, read.bytes);
     }
-    const req = { app, request, url, params, body, requestId, clientAddress: address, logged };
+    const req = { app, request, url, params, body, form, requestId, clientAddress: address, logged };
     const response = await route.handle(req);
     const error = response.status >= 400 ? (logged.error ?? (await jsonTag(response))) : null;
     return { response, error, bucket, workspaceId: logged.workspaceId ?? null };
   } catch (error) {
     return refuse(asAppError(app, error, requestId, route.id));
+  }
+}
+
+/** An upload's form, parsed by Bun (multipart/form-data or urlencoded); RequestInvalid when it is neither or broken. */
+async function formOf(request: Request, bytes: Uint8Array): Promise<Form> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(type))
+    throw new RequestInvalid({
+      message: "The body must be a form: multipart/form-data or application/x-www-form-urlencoded.",
+      issues: [{ path: "/headers/content-type", message: "not a form" }],
+    });
+  try {
+    return await new Response(bytes, { headers: { "content-type": type } }).formData();
+  } catch {
+    throw new RequestInvalid({
+      message: "The form could not be read.",
+      issues: [{ path: "/body", message: "malformed" }],
+    });
   }
 }

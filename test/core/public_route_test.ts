@@ -159,6 +159,68 @@ describe("on the real server", () => {
   });
 });
 
+describe("upload routes", () => {
+  /** An upload route (a form with files) taking at most 200 KiB: answers what its form held. */
+  const upload: PublicRoute = {
+    id: "test.upload",
+    method: "POST",
+    path: "/upload/:name",
+    budget: { name: (p) => `upload/${p.name}`, perMinute: () => 100 },
+    upload: { limit: 200 * 1024 },
+    async handle(req) {
+      const files = req.form!.getAll("photo").map((f) => (typeof f === "string" ? f.length : f.size));
+      return Response.json({ body: req.body, note: req.form!.get("note"), files });
+    },
+  };
+  const served = buildApp(h.ctx, { publicRoutes: [upload] });
+  served.listen({ port: 0, hostname: "127.0.0.1" });
+  const base = `http://127.0.0.1:${served.server!.port}`;
+  afterAll(() => served.stop(true));
+  const form = (sizes: number[]) => {
+    const f = new FormData();
+    f.set("note", "Mould by the window");
+    for (const size of sizes) f.append("photo", new Blob([new Uint8Array(size)], { type: "image/jpeg" }), "p.jpg");
+    return f;
+  };
+
+  test("a multipart form with files over 64 KiB reaches the route read by Bun's form parser", async () => {
+    const res = await fetch(`${base}/upload/a`, { method: "POST", body: form([90 * 1024, 80 * 1024]) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ body: null, note: "Mould by the window", files: [90 * 1024, 80 * 1024] });
+  });
+
+  test("over the route's limit is 413 with its limit, declared or chunked; a non-form or broken body is 400", async () => {
+    const big = await fetch(`${base}/upload/a`, { method: "POST", body: form([150 * 1024, 60 * 1024]) });
+    expect([big.status, await big.json()]).toEqual([413, { _tag: "PayloadTooLarge", limit: 200 * 1024 }]);
+    const chunks = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 210; i++) c.enqueue(new Uint8Array(1024));
+        c.close();
+      },
+    });
+    const chunked = await fetch(`${base}/upload/a`, {
+      method: "POST",
+      body: chunks,
+      headers: { "content-type": "multipart/form-data; boundary=x" },
+    });
+    expect(chunked.status).toBe(413);
+    const json = await fetch(`${base}/upload/a`, {
+      method: "POST",
+      body: "{}",
+      headers: { "content-type": "application/json" },
+    });
+    expect([json.status, ((await json.json()) as { _tag: string })._tag]).toEqual([400, "RequestInvalid"]);
+    const broken = await fetch(`${base}/upload/a`, {
+      method: "POST",
+      body: '--x\r\nContent-Disposition: form-data; name="note"\r\n\r\nno end',
+      headers: { "content-type": "multipart/form-data; boundary=x" },
+    });
+    expect([broken.status, ((await broken.json()) as { _tag: string })._tag]).toEqual([400, "RequestInvalid"]);
+    const urlencoded = await fetch(`${base}/upload/a`, { method: "POST", body: new URLSearchParams({ note: "hi" }) });
+    expect(await urlencoded.json()).toEqual({ body: null, note: "hi", files: [] });
+  });
+});
+
 describe("clientAddress", () => {
   const req = (xff?: string) => new Request("http://localhost/", xff ? { headers: { "x-forwarded-for": xff } } : {});
   test("without trusted hops the peer is the client, whatever X-Forwarded-For says", () => {
