@@ -105,6 +105,19 @@ async function running(pid: number, start: string) {
   }
 }
 
+/**
+ * Waits until the server has seen the session `pid` hang up (its backend is gone), then for the next turn of the event
+ * loop: the client's end of that connection, closed in the same call as the server's, has been read as closed.
+ */
+async function ended(pid: number) {
+  for (const giveUp = Date.now() + 5000; ; await Bun.sleep(5)) {
+    const [row] = await observer<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where pid = ${pid}`;
+    if (row!.n === 0) break;
+    if (Date.now() > giveUp) throw new Error(`session ${pid} never ended`);
+  }
+  await nextTurn();
+}
+
 /** Waits for the next turn of the event loop: whatever a socket's events and the ticks before it queued has run. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -319,12 +332,13 @@ test("a transaction's statement made after its connection hung up fails with a c
       // The transaction's callback goes on after its connection closed (the transaction itself has already failed).
       let body: Promise<unknown> = Promise.resolve();
       const lost = (e: unknown) => (isConnectionError(e) ? "lost" : `failed: ${e}`);
+      let pid = await sessionPid();
       const reconnected = sql
         .begin((tx) => {
           body = (async () => {
             await tx.unsafe(`insert into ${table} values (1)`);
             relay.hangUp();
-            await Bun.sleep(50);
+            await ended(pid);
             // The pool connects the same connection again for another query (max: 1)...
             const other = await within(answered(sql`select 1`), 5000);
             // ...and the transaction's next statement: unpatched, it ran on the new session, and was committed.
@@ -338,12 +352,13 @@ test("a transaction's statement made after its connection hung up fails with a c
       expect([...(await sql.unsafe(`select n from ${table}`))]).toEqual([]);
 
       // Made before the connection has a socket again: unpatched, the uncaught TypeError.
+      pid = await sessionPid();
       const early = sql
         .begin((tx) => {
           body = (async () => {
             await tx`select 1`;
             relay.hangUp();
-            await Bun.sleep(20);
+            await ended(pid);
             return answered(tx.unsafe(`insert into ${table} values (3)`));
           })();
           return body;
@@ -381,11 +396,12 @@ test("a transaction's statements queued behind the one in flight fail with a con
 test("a reserved connection's query made after it hung up fails with a connection error, not an uncaught TypeError", async () => {
   // sql.reserve()'s sql sends to its connection whatever state it is in: the same null socket as a transaction's.
   await survives(async () => {
+    const pid = await sessionPid();
     const reserved = await sql.reserve();
     try {
       expect(await answered(reserved`select 1`)).toBe("answered");
       relay.hangUp();
-      await Bun.sleep(20);
+      await ended(pid);
       expect(await within(answered(reserved`select 2`), 5000)).toBe("failed: CONNECTION_CLOSED");
     } finally {
       reserved.release();
