@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync, rmSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { Db } from "../src/core/db.ts";
 
 /** What pgbench measured. */
 export interface BaselineResult {
@@ -101,6 +102,65 @@ SELECT r.* FROM bench_repairs_due r
                                        (SELECT id FROM bench_repair_positions WHERE n = :p))
   ORDER BY r.due, r.created_at, r.id LIMIT :limit;
 `;
+
+/**
+ * The strong naive service's key check (issue 36): one statement that finds the key by its hash and takes one from its
+ * budget in an UNLOGGED table (no WAL flush a request), as a CTE. Its two reads follow it.
+ */
+const strongKeyCheck = `WITH k AS (SELECT id FROM api_keys
+           WHERE key_hash = decode(:keyhash, 'hex') AND revoked_at IS NULL AND expires_at > now())
+UPDATE bench_strong_budgets b SET tokens = greatest(b.tokens - 1, 0), updated_at = clock_timestamp()
+  FROM k WHERE b.key_id = k.id RETURNING b.tokens;`;
+
+/** The strong naive hot read: the key check, then a stored JSON row by primary key (`bench_strong_rows`). */
+export const strongBaselineScript = `\\set t random(1, :tenancies)
+${strongKeyCheck}
+SELECT body FROM bench_strong_rows WHERE workspace_id = :ws AND id = :prefix::text || :t::text;
+`;
+
+/**
+ * The strong naive agenda page: the key check, then a range read on (workspace, staff, starts_at) of a denormalised
+ * copy of the events holding the names (`bench_strong_events`), at most 200 rows, the week and member of staff drawn
+ * as agendaBaselineScript draws them.
+ */
+export const strongAgendaBaselineScript = `\\set s random(1, :staff)
+\\set d random(-60, 53)
+${strongKeyCheck}
+SELECT * FROM bench_strong_events e
+  WHERE e.workspace_id = :ws AND e.staff_user_id = 'staff-' || :s AND e.status <> 'cancelled'
+    AND e.starts_at >= current_date + (:d)::int AND e.starts_at < current_date + (:d)::int + 7
+  ORDER BY e.starts_at, e.id LIMIT 200;
+`;
+
+/**
+ * Makes the strong baseline's tables: `bench_strong_budgets` (UNLOGGED, the key's budget row),
+ * `bench_strong_rows` (each tenancy's stored handover JSON: the service's stored row where the first reads stored
+ * one, else the tenancy row as JSON) and `bench_strong_events` (the events with the property label and the staff and
+ * contact names, indexed on (workspace_id, staff_user_id, starts_at, id)). Made once a run, before its first use.
+ */
+export async function prepareStrongBaseline(db: Db, input: { workspaceId: string; keyId: string }): Promise<void> {
+  await db.unsafe(`
+    drop table if exists bench_strong_budgets, bench_strong_rows, bench_strong_events;
+    create unlogged table bench_strong_budgets (key_id text primary key, tokens bigint not null,
+                                                updated_at timestamptz not null);
+    create table bench_strong_rows (workspace_id text, id text, body text not null, primary key (workspace_id, id));
+    create table bench_strong_events as
+      select e.*, p.label as property_label, u.name as staff_name, c.name as contact_name
+      from calendar_events e
+      left join properties p on p.workspace_id = e.workspace_id and p.id = e.property_id
+      left join users u on u.workspace_id = e.workspace_id and u.id = e.staff_user_id
+      left join contacts c on c.workspace_id = e.workspace_id and c.id = e.contact_id;
+    create index bench_strong_events_staff on bench_strong_events (workspace_id, staff_user_id, starts_at, id);`);
+  await db.unsafe(`insert into bench_strong_budgets values ($1, 1000000000, now())`, [input.keyId]);
+  await db.unsafe(
+    `insert into bench_strong_rows
+     select t.workspace_id, t.id, coalesce(h.row_json, to_jsonb(t)::text) from tenancies t
+     left join handover_rows h on h.workspace_id = t.workspace_id and h.tenancy_id = t.id
+     where t.workspace_id = $1`,
+    [input.workspaceId],
+  );
+  await db.unsafe(`analyze bench_strong_budgets, bench_strong_rows, bench_strong_events`);
+}
 
 function percentile(sorted: Float64Array, p: number): number | null {
   if (sorted.length === 0) return null;

@@ -12,6 +12,16 @@ export interface ScenarioReport extends LoadResult {
   peakRssKiB: number | null;
   /** Service figure / baseline figure: req/s over tps (higher is better), latencies over latencies (lower is better). */
   ratioToBaseline: { requestsPerSecond: number | null; p50: number | null; p99: number | null };
+  /**
+   * The same against the strong naive baseline (issue 36): the agenda's scenarios against its agenda SQL when that
+   * ran, the others against its hot read. Absent in reports written before it.
+   */
+  ratioToStrongBaseline?: {
+    against: "hotRead" | "agenda";
+    requestsPerSecond: number | null;
+    p50: number | null;
+    p99: number | null;
+  };
 }
 
 /** Everything one run measured. */
@@ -37,6 +47,10 @@ export interface BenchReport {
   baseline: BaselineResult;
   /** The agenda page's bare SQL under pgbench (agendaBaselineScript), and the agenda's req/s over its tps. */
   agendaBaseline?: BaselineResult & { ratio: number | null };
+  /** The strong naive hot read under pgbench (strongBaselineScript), run beside `baseline`. */
+  strongBaseline?: BaselineResult;
+  /** The strong naive agenda page under pgbench (strongAgendaBaselineScript), and the agenda's req/s over its tps. */
+  strongAgendaBaseline?: BaselineResult & { ratio: number | null };
   /**
    * The due list the repairsDue scenario read: its dueBefore, page size, pages, the full pages it read among them
    * (bench/repairs_due.ts fullPages) and repairs over them all.
@@ -87,6 +101,12 @@ function conditionalLine(r: BenchReport): string[] {
   ];
 }
 
+/** A scenario's ratio to the strong naive baseline; `a` when against its agenda SQL (a report says so below). */
+function strongCell(s: ScenarioReport["ratioToStrongBaseline"]): string {
+  if (!s || s.requestsPerSecond === null) return "-";
+  return `${s.requestsPerSecond.toFixed(2)}×${s.against === "agenda" ? " a" : ""}`;
+}
+
 /** The report as text for stdout. */
 export function renderReport(r: BenchReport): string {
   const rows = r.scenarios.map((s) => [
@@ -100,6 +120,7 @@ export function renderReport(r: BenchReport): string {
     fmt(s.status5xx),
     fmt(s.errors),
     s.ratioToBaseline.requestsPerSecond === null ? "-" : `${s.ratioToBaseline.requestsPerSecond.toFixed(2)}×`,
+    strongCell(s.ratioToStrongBaseline),
   ]);
   const b = r.baseline;
   const runs = b.runs && b.runs.length > 1 ? ` (mean of ${b.runs.map((t) => fmt(t)).join(" before, ")} after)` : "";
@@ -114,6 +135,7 @@ export function renderReport(r: BenchReport): string {
     "-",
     fmt(b.failed),
     "1.00×",
+    "-",
   ]);
   const a = r.agendaBaseline;
   if (a) {
@@ -129,6 +151,7 @@ export function renderReport(r: BenchReport): string {
       "-",
       fmt(a.failed),
       agenda ? (ratio(a.transactionsPerSecond, b.transactionsPerSecond)?.toFixed(2) ?? "-") + "×" : "-",
+      "-",
     ]);
   }
   const d = r.repairsDueBaseline;
@@ -144,6 +167,41 @@ export function renderReport(r: BenchReport): string {
       "-",
       fmt(d.failed),
       (ratio(d.transactionsPerSecond, b.transactionsPerSecond)?.toFixed(2) ?? "-") + "×",
+      "-",
+    ]);
+  }
+  const sb = r.strongBaseline;
+  if (sb) {
+    const runs =
+      sb.runs && sb.runs.length > 1 ? ` (mean of ${sb.runs.map((t) => fmt(t)).join(" before, ")} after)` : "";
+    rows.push([
+      `strong baseline: pgbench key+unlogged budget CTE + stored JSON row${runs}`,
+      String(sb.connections),
+      fmt(sb.transactionsPerSecond),
+      fmt(sb.p50Ms, 2),
+      fmt(sb.p99Ms, 2),
+      "-",
+      "-",
+      "-",
+      fmt(sb.failed),
+      (ratio(sb.transactionsPerSecond, b.transactionsPerSecond)?.toFixed(2) ?? "-") + "×",
+      "1.00×",
+    ]);
+  }
+  const sa = r.strongAgendaBaseline;
+  if (sa) {
+    rows.push([
+      `strong agenda baseline: pgbench key+unlogged budget CTE + denormalised range read (agenda ${sa.ratio === null ? "-" : `${sa.ratio.toFixed(2)}×`} of it)`,
+      String(sa.connections),
+      fmt(sa.transactionsPerSecond),
+      fmt(sa.p50Ms, 2),
+      fmt(sa.p99Ms, 2),
+      "-",
+      "-",
+      "-",
+      fmt(sa.failed),
+      (ratio(sa.transactionsPerSecond, b.transactionsPerSecond)?.toFixed(2) ?? "-") + "×",
+      "-",
     ]);
   }
   const counts = Object.entries(r.seed.counts)
@@ -183,6 +241,7 @@ export function renderReport(r: BenchReport): string {
         "5xx",
         "errors",
         "ratio to baseline",
+        "ratio to strong",
       ],
       rows,
     ),
@@ -199,6 +258,12 @@ export function renderReport(r: BenchReport): string {
       .join("; ")}`,
     `CPU a request over each measured window, service / Postgres: ${r.scenarios.map((s) => `${s.scenario} ${cpu(s.cpu?.serviceMicros)} / ${cpu(s.cpu?.postgresMicros)}`).join(", ")}`,
     ...conditionalLine(r),
+    ...(r.strongBaseline
+      ? [
+          "Ratio to strong: req/s over the strong naive baseline's tps (issue 36): its hot read, or its agenda SQL " +
+            "where marked `a`.",
+        ]
+      : []),
     `Peak RSS of the service: ${mib(r.peakRssKiB)} (per scenario: ${r.scenarios.map((s) => `${s.scenario} ${mib(s.peakRssKiB)}`).join(", ")})`,
     `Cold start (bun src/main.ts to first /health 200): ${fmt(r.coldStart.migratedDatabaseMs)} ms on a migrated database, ` +
       `${fmt(r.coldStart.emptyDatabaseMs)} ms on an empty one (migrations applied)`,

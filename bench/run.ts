@@ -22,8 +22,11 @@ import { collectHandoverEtags } from "./etags.ts";
 import {
   agendaBaselineScript,
   combineBaselines,
+  prepareStrongBaseline,
   repairsDueBaselineScript,
   runBaseline,
+  strongAgendaBaselineScript,
+  strongBaselineScript,
   type BaselineRun,
 } from "./baseline.ts";
 import { collectRepairsDuePages, fullPages, prepareRepairsDueBaseline, repairsDueLimit } from "./repairs_due.ts";
@@ -179,22 +182,35 @@ try {
   // counts as their mean: a shared machine drifts over the minutes of a run, so the ratio of that scenario
   // compares figures taken within seconds of each other.
   const baselineRuns: BaselineRun[] = [];
+  // The strong naive baseline (issue 36, bench/baseline.ts) runs beside it, each time: its tables made at its first run
+  // (after the first reads stored the handover rows it copies).
+  const strongRuns: BaselineRun[] = [];
+  let strongPrepared = false;
+  const prepareStrong = async () => {
+    if (strongPrepared) return;
+    await prepareStrongBaseline(db, { workspaceId: workspace.id, keyId: baselineKey.id });
+    strongPrepared = true;
+  };
+  const pgbenchRun = (connections: number, dir: string, other?: { script: string; defines: Record<string, string> }) =>
+    runBaseline({
+      pgbench,
+      databaseUrl: database.url,
+      connections,
+      seconds,
+      workDir: join(workDir, dir),
+      workspaceId: workspace.id,
+      keyId: baselineKey.id,
+      keyHashHex: hashKey(baselineKey.key).toString("hex"),
+      tenancies: counts.tenancies,
+      tenancyPrefix: "ten-",
+      ...(other ? { other } : {}),
+    });
   const baselineRun = async (when: string) => {
     progress(`baseline (${when}): pgbench, 64 connections, ${seconds} s`);
-    baselineRuns.push(
-      await runBaseline({
-        pgbench,
-        databaseUrl: database.url,
-        connections: 64,
-        seconds,
-        workDir: join(workDir, `pgbench-${when}`),
-        workspaceId: workspace.id,
-        keyId: baselineKey.id,
-        keyHashHex: hashKey(baselineKey.key).toString("hex"),
-        tenancies: counts.tenancies,
-        tenancyPrefix: "ten-",
-      }),
-    );
+    baselineRuns.push(await pgbenchRun(64, `pgbench-${when}`));
+    await prepareStrong();
+    progress(`strong naive baseline (${when}): pgbench, 64 connections, ${seconds} s`);
+    strongRuns.push(await pgbenchRun(64, `pgbench-strong-${when}`, { script: strongBaselineScript, defines: {} }));
   };
   const service: ServiceProcess = await startService({ databaseUrl: database.url, logFile: serviceLog });
   cleanups.push(() => service.stop());
@@ -207,6 +223,7 @@ try {
     peakRssKiB: number | null;
   }[] = [];
   let agendaBaseline: BenchReport["agendaBaseline"];
+  let strongAgendaBaseline: BenchReport["strongAgendaBaseline"];
   let repairsDueBaseline: BenchReport["repairsDueBaseline"];
   for (const scenario of scenarios.filter((s) => !only || only.includes(s.name))) {
     // A fixed number of requests is sent over at most as many connections (autocannon refuses more: tiny scales).
@@ -275,6 +292,16 @@ try {
         other: { script: agendaBaselineScript, defines: { staff: String(pools.staffIds.length) } },
       });
       agendaBaseline = { ...run.result, ratio: ratio(load.requestsPerSecond, run.result.transactionsPerSecond) };
+      await prepareStrong();
+      progress(`agenda's strong naive SQL: pgbench, ${connections} connections, ${seconds} s`);
+      const strong = await pgbenchRun(connections, "pgbench-strong-agenda", {
+        script: strongAgendaBaselineScript,
+        defines: { staff: String(pools.staffIds.length) },
+      });
+      strongAgendaBaseline = {
+        ...strong.result,
+        ratio: ratio(load.requestsPerSecond, strong.result.transactionsPerSecond),
+      };
     }
     // The due list's naive SQL under pgbench (bench/repairs_due.ts), right after the scenario, at its concurrency.
     if (scenario.name === "repairsDue" && pools.repairsDue) {
@@ -313,6 +340,7 @@ try {
   if (baselineRuns.length === 0) await baselineRun("after");
 
   const baseline = combineBaselines(baselineRuns);
+  const strongBaseline = combineBaselines(strongRuns);
 
   progress("embedded Postgres first start (initdb + start)");
   let embeddedFirstStartMs: number | null = null;
@@ -322,6 +350,17 @@ try {
     progress(`embedded first start failed: ${(error as Error).message}`);
   }
 
+  /** A scenario against the strong naive baseline: the agenda's pages against its agenda SQL, the rest its hot read. */
+  function strongRatio(name: string, load: LoadResult): ScenarioReport["ratioToStrongBaseline"] {
+    const against = name.startsWith("agenda") && strongAgendaBaseline ? "agenda" : "hotRead";
+    const b = against === "agenda" ? strongAgendaBaseline! : strongBaseline;
+    return {
+      against,
+      requestsPerSecond: ratio(load.requestsPerSecond, b.transactionsPerSecond),
+      p50: ratio(load.p50Ms, b.p50Ms),
+      p99: ratio(load.p99Ms, b.p99Ms),
+    };
+  }
   const scenarioReports: ScenarioReport[] = results.map(({ scenario, connections, load, peakRssKiB }) => ({
     scenario: scenario.name,
     label: scenario.label,
@@ -333,6 +372,7 @@ try {
       p50: ratio(load.p50Ms, baseline.p50Ms),
       p99: ratio(load.p99Ms, baseline.p99Ms),
     },
+    ratioToStrongBaseline: strongRatio(scenario.name, load),
   }));
   const report: BenchReport = {
     startedAt: startedAt.toISOString(),
@@ -349,6 +389,8 @@ try {
     scenarios: scenarioReports,
     baseline,
     agendaBaseline,
+    strongBaseline,
+    strongAgendaBaseline,
     ...(pools.repairsDue
       ? {
           repairsDue: {

@@ -11,6 +11,7 @@ export type ScenarioName =
   | "agendaFirst"
   | "agenda"
   | "agendaComputed"
+  | "agendaUtc"
   | "duplicateCheck"
   | "repairsDue"
   | "createCompany"
@@ -60,8 +61,15 @@ export const scenarios: readonly Scenario[] = [
   },
   // Any week starting on any day of those: served from the days the first reads stored.
   { name: "agenda", label: "GET /calendar/agenda (a week, staff)", connections: 64 },
-  // The same pages from 00:00:00.001: not whole days, so every page is computed from the events.
-  { name: "agendaComputed", label: "GET /calendar/agenda (a week, staff), computed", connections: 64 },
+  // The same pages from 00:00:00.001 with cancelled events listed too: a filter no stored day holds, so every page is
+  // computed from the events (a window that is not whole days alone is cut from the stored days now).
+  {
+    name: "agendaComputed",
+    label: "GET /calendar/agenda (a week, staff, includeCancelled), computed",
+    connections: 64,
+  },
+  // Weeks given as UTC midnights (issue 36): not London's in summer, so those pages are cut from the stored days.
+  { name: "agendaUtc", label: "GET /calendar/agenda (a week, staff, UTC midnights)", connections: 64 },
   { name: "duplicateCheck", label: "POST /contacts/duplicate-check", connections: 64 },
   // The repairs desk's "what is due": open clocks due within a week, earliest first; first pages and cursor pages.
   {
@@ -141,15 +149,22 @@ export function requestMaker(name: ScenarioName, pools: LoadPools, runId: string
       };
     }
     case "agenda":
-    case "agendaComputed": {
+    case "agendaComputed":
+    case "agendaUtc": {
       const today = Date.now() - (Date.now() % day);
       return () => {
         // A week starting anywhere in the seeded ±60 days.
         const from = today + (Math.floor(Math.random() * 114) - 60) * day;
-        const start = name === "agenda" ? ymd(from) : new Date(londonMidnight(ymd(from)) + 1).toISOString();
+        const window =
+          name === "agenda"
+            ? `from=${ymd(from)}&to=${ymd(from + 7 * day)}`
+            : name === "agendaUtc"
+              ? `from=${ymd(from)}T00:00:00Z&to=${ymd(from + 7 * day)}T00:00:00Z`
+              : `from=${new Date(londonMidnight(ymd(from)) + 1).toISOString()}&to=${ymd(from + 7 * day)}` +
+                "&includeCancelled=true";
         return {
           method: "GET",
-          path: `/calendar/agenda?staffId=${encodeURIComponent(any(pools.staffIds))}&from=${start}&to=${ymd(from + 7 * day)}`,
+          path: `/calendar/agenda?staffId=${encodeURIComponent(any(pools.staffIds))}&${window}`,
         };
       };
     }
