@@ -1,9 +1,11 @@
 /**
  * Collections of the workspace document as declarations (where in the document, which table, the record's id,
- * the references it makes, how a record becomes its row) and the one loop that plans them. planImport runs the
- * declared collections through planCollection; the collections not yet declared are still planned by hand there.
+ * the references it makes, its rules, how a record becomes its row, its nested lists) and the one loop that plans
+ * them. planImport runs `declarations`, in order, through planCollection.
  */
 import { contactFields, storedPostcode } from "../contacts/company_fields.ts";
+import { deriveInvoice } from "../contractor_invoices/derive.ts";
+import { ImportRejected } from "./errors.ts";
 import { repairRow } from "./repair_records.ts";
 import type { Attributes, Plan, Ref, Target } from "./plan.ts";
 import type { WorkspaceDoc } from "./schema.ts";
@@ -137,11 +139,32 @@ export function planCollection<L extends ListName, N extends TableName>(
   });
 }
 
+/** Record kinds a `subjectKind` may name, checked when used. */
+const subjectTargets: Record<string, Target> = {
+  property: "properties",
+  block: "blocks",
+  unit: "units",
+  tenancy: "tenancies",
+  contact: "contacts",
+  repair: "repairs",
+  task: "tasks",
+  inspection: "inspections",
+  key_set: "keySets",
+  contractor_invoice: "contractorInvoices",
+  user: "users",
+};
+
+/** The reference a `subjectKind` and `subjectId` make, if the kind names a record kind. */
+function subject(kind: string | null | undefined, id: string | null | undefined): Reference[] {
+  const target = kind ? subjectTargets[kind] : undefined;
+  return target ? [{ field: "subjectId", target, id }] : [];
+}
+
 /** A value the document may leave out, as a column value: null when absent. */
 const orNull = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
 
 /** Contacts: stored through contactFields, the row builder POST /companies uses. */
-export const contacts: Collection<"contacts", "contacts"> = {
+export const contacts = collection({
   list: "contacts",
   table: "contacts",
   kind: "contact",
@@ -176,10 +199,10 @@ export const contacts: Collection<"contacts", "contacts"> = {
       created_at: orNull(c.createdAt),
     };
   },
-};
+});
 
 /** Properties, with their landlords. */
-export const properties: Collection<"properties", "properties"> = {
+export const properties = collection({
   list: "properties",
   table: "properties",
   kind: "property",
@@ -203,10 +226,10 @@ export const properties: Collection<"properties", "properties"> = {
       row: (c, p) => ({ property_id: p.id, contact_id: c }),
     }),
   ],
-};
+});
 
 /** Units, with their meters. */
-export const units: Collection<"units", "units"> = {
+export const units = collection({
   list: "units",
   table: "units",
   kind: "unit",
@@ -234,10 +257,10 @@ export const units: Collection<"units", "units"> = {
       row: (m, u) => ({ unit_id: u.id, meter: m }),
     }),
   ],
-};
+});
 
 /** Tenancies, with their occupants (one entry per contact). */
-export const tenancies: Collection<"tenancies", "tenancies"> = {
+export const tenancies = collection({
   list: "tenancies",
   table: "tenancies",
   kind: "tenancy",
@@ -267,10 +290,10 @@ export const tenancies: Collection<"tenancies", "tenancies"> = {
       }),
     }),
   ],
-};
+});
 
 /** A company's people, keyed by (companyId, contactId). */
-export const companyPeople: Collection<"companyPeople", "company_people"> = {
+export const companyPeople = collection({
   list: "companyPeople",
   table: "company_people",
   kind: "company person",
@@ -290,10 +313,10 @@ export const companyPeople: Collection<"companyPeople", "company_people"> = {
     role: orNull(p.role),
     archived_at: orNull(p.archivedAt),
   }),
-};
+});
 
 /** SMS threads. */
-export const smsThreads: Collection<"smsThreads", "sms_threads"> = {
+export const smsThreads = collection({
   list: "smsThreads",
   table: "sms_threads",
   kind: "SMS thread",
@@ -309,10 +332,10 @@ export const smsThreads: Collection<"smsThreads", "sms_threads"> = {
     preview: orNull(s.preview),
     stopped: s.stopped ?? false,
   }),
-};
+});
 
 /** Landlords' portal access, one per contact. */
-export const landlordPortalAccess: Collection<"landlordPortalAccess", "landlord_portal_access"> = {
+export const landlordPortalAccess = collection({
   list: "landlordPortalAccess",
   table: "landlord_portal_access",
   kind: "portal access of contact",
@@ -325,10 +348,10 @@ export const landlordPortalAccess: Collection<"landlordPortalAccess", "landlord_
     accepted_at: orNull(a.acceptedAt),
     revoked_at: orNull(a.revokedAt),
   }),
-};
+});
 
 /** Onboarding checkouts. */
-export const onboardingCheckouts: Collection<"onboardingCheckouts", "onboarding_checkouts"> = {
+export const onboardingCheckouts = collection({
   list: "onboardingCheckouts",
   table: "onboarding_checkouts",
   kind: "onboarding checkout",
@@ -340,7 +363,7 @@ export const onboardingCheckouts: Collection<"onboardingCheckouts", "onboarding_
     started_at: orNull(c.startedAt),
     abandoned_at: orNull(c.abandonedAt),
   }),
-};
+});
 
 /**
  * Repairs: each record checked by the API's rules of a repair and stored as the API stores it (repairRow, with the
@@ -385,3 +408,533 @@ export const repairs = collection({
   ],
   row: repairRow,
 });
+
+/** Users: a document names one owner at most. */
+export const users = collection({
+  list: "users",
+  table: "users",
+  kind: "user",
+  id: (u) => u.id,
+  check: (u, path, p) => {
+    if (u.role === "owner") {
+      if (p.plan.owner)
+        throw new ImportRejected({
+          path: `${path}/role`,
+          message: `A workspace has one owner; ${p.plan.owner.path} is already the owner`,
+        });
+      p.plan.owner = { id: u.id, path };
+    }
+    p.plan.users.push({ id: u.id, role: u.role, path });
+  },
+  known: { target: "users", attributes: () => ({}) },
+  row: (u) => ({
+    id: u.id,
+    name: u.name,
+    email: u.email?.trim() ?? null,
+    role: u.role,
+    created_at: orNull(u.createdAt),
+  }),
+});
+
+/** The modules granted: plain module ids. */
+export const entitlements = collection({
+  list: "entitlements",
+  table: "workspace_modules",
+  row: (m) => ({ module_id: m }),
+});
+
+/** The policy a block's facts follow when the document names none. */
+const blockPolicy = "block-facts-2025-1";
+
+/** Blocks, with their fact history (each entry keeps its block). */
+export const blocks = collection({
+  list: "blocks",
+  table: "blocks",
+  kind: "block",
+  id: (b) => b.id,
+  known: { target: "blocks", attributes: (b) => ({ propertyId: b.propertyId }) },
+  references: (b) => [
+    { field: "propertyId", target: "properties", id: b.propertyId },
+    { field: "updatedByUserId", target: "users", id: b.updatedByUserId },
+  ],
+  row: (b) => ({
+    id: b.id,
+    property_id: b.propertyId,
+    label: b.label,
+    facts: b.facts ?? {},
+    policy_version: b.policyVersion ?? blockPolicy,
+    updated_at: orNull(b.updatedAt),
+    updated_by_user_id: orNull(b.updatedByUserId),
+  }),
+  nested: [
+    nested({
+      field: "history",
+      table: "block_fact_history",
+      items: (b: Item<"blocks">) => b.history,
+      unique: { kind: () => "block history entry", id: (h) => h.id },
+      claim: "block_id",
+      references: (h) => [{ field: "actorUserId", target: "users", id: h.actorUserId }],
+      row: (h, b) => ({
+        id: h.id,
+        block_id: b.id,
+        kind: h.kind,
+        detail: h.detail,
+        actor_user_id: orNull(h.actorUserId),
+        policy_version: h.policyVersion ?? b.policyVersion ?? blockPolicy,
+        created_at: h.createdAt,
+      }),
+    }),
+  ],
+});
+
+/** Handovers (one per tenancy and direction), with their meter readings (one per meter). */
+export const handovers = collection({
+  list: "handovers",
+  table: "handovers",
+  kind: "handover",
+  id: (h) => h.id,
+  check: (h, path, p) => {
+    p.unique("handover of a tenancy and direction", `${h.tenancyId} ${h.direction}`, `${path}/direction`);
+    p.plan.handovers.push({ id: h.id, tenancyId: h.tenancyId, direction: h.direction, path });
+  },
+  references: (h) => [{ field: "tenancyId", target: "tenancies", id: h.tenancyId }],
+  row: (h) => ({
+    id: h.id,
+    tenancy_id: h.tenancyId,
+    direction: h.direction,
+    status: h.status,
+    due_on: orNull(h.dueOn),
+    completed_at: orNull(h.completedAt),
+    forwarding_address: orNull(h.forwardingAddress),
+    notice_evidence_document_id: orNull(h.noticeEvidenceDocumentId),
+  }),
+  nested: [
+    nested({
+      field: "meterReadings",
+      table: "handover_meter_readings",
+      items: (h: Item<"handovers">) => h.meterReadings,
+      unique: { kind: (h) => `meter reading of handover ${h.id}`, id: (r) => r.meter, at: "meter" },
+      row: (r, h) => ({ handover_id: h.id, meter: r.meter, reading: String(r.reading), read_on: orNull(r.readOn) }),
+    }),
+  ],
+});
+
+/** Tasks. */
+export const tasks = collection({
+  list: "tasks",
+  table: "tasks",
+  kind: "task",
+  id: (t) => t.id,
+  known: { target: "tasks", attributes: () => ({}) },
+  references: (t) => [
+    ...subject(t.subjectKind, t.subjectId),
+    { field: "assigneeContactId", target: "contacts", id: t.assigneeContactId },
+    { field: "assigneeUserId", target: "users", id: t.assigneeUserId },
+    { field: "createdByUserId", target: "users", id: t.createdByUserId },
+  ],
+  row: (t) => ({
+    id: t.id,
+    title: t.title,
+    subject_kind: orNull(t.subjectKind),
+    subject_id: orNull(t.subjectId),
+    assignee_contact_id: orNull(t.assigneeContactId),
+    assignee_user_id: orNull(t.assigneeUserId),
+    assignee_staff_id: orNull(t.assigneeStaffId),
+    team_id: orNull(t.teamId),
+    task_type_id: orNull(t.taskTypeId),
+    branch_id: orNull(t.branchId),
+    priority: t.priority ?? "normal",
+    due_on: orNull(t.dueOn),
+    status: t.status ?? "open",
+    created_by_user_id: orNull(t.createdByUserId),
+    dedupe_key: orNull(t.dedupeKey),
+    request_id: orNull(t.requestId),
+    done_at: orNull(t.doneAt),
+    created_at: orNull(t.createdAt),
+  }),
+});
+
+/** Inspections, with their findings (each keeps its inspection). */
+export const inspections = collection({
+  list: "inspections",
+  table: "inspections",
+  kind: "inspection",
+  id: (s) => s.id,
+  known: { target: "inspections", attributes: () => ({}) },
+  references: (s) => [{ field: "tenancyId", target: "tenancies", id: s.tenancyId }],
+  row: (s) => ({
+    id: s.id,
+    tenancy_id: s.tenancyId,
+    kind: s.kind,
+    reference: s.reference,
+    status: s.status,
+    outcome: orNull(s.outcome),
+    due_on: orNull(s.dueOn),
+    booked_for: orNull(s.bookedFor),
+    completed_at: orNull(s.completedAt),
+  }),
+  nested: [
+    nested({
+      field: "findings",
+      table: "inspection_findings",
+      items: (s: Item<"inspections">) => s.findings,
+      unique: { kind: () => "finding", id: (f) => f.id },
+      claim: "inspection_id",
+      references: (f) => [
+        { field: "repairId", target: "repairs", id: f.repairId },
+        { field: "taskId", target: "tasks", id: f.taskId },
+      ],
+      row: (f, s) => ({
+        id: f.id,
+        inspection_id: s.id,
+        area: f.area,
+        item: orNull(f.item),
+        repair_id: orNull(f.repairId),
+        task_id: orNull(f.taskId),
+      }),
+    }),
+  ],
+});
+
+/** Key sets. */
+export const keySets = collection({
+  list: "keySets",
+  table: "key_sets",
+  kind: "key set",
+  id: (k) => k.id,
+  known: { target: "keySets", attributes: () => ({}) },
+  references: (k) => [
+    { field: "unitId", target: "units", id: k.unitId },
+    { field: "holderContactId", target: "contacts", id: k.holderContactId },
+    {
+      field: "tenancyId",
+      target: "tenancies",
+      id: k.tenancyId,
+      expect: k.unitId
+        ? { attribute: "unitId", value: k.unitId, message: `must be a tenancy of unit "${k.unitId}"` }
+        : undefined,
+    },
+  ],
+  row: (k) => ({
+    id: k.id,
+    reference: k.reference,
+    label: k.label,
+    unit_id: orNull(k.unitId),
+    status: k.status,
+    sequence: k.sequence ?? 0,
+    holder_type: k.holderType,
+    holder_contact_id: orNull(k.holderContactId),
+    holder_name: k.holderName ?? "",
+    tenancy_id: orNull(k.tenancyId),
+  }),
+});
+
+/** Reports about key sets. */
+export const keyReports = collection({
+  list: "keyReports",
+  table: "key_reports",
+  kind: "key report",
+  id: (r) => r.id,
+  references: (r) => [{ field: "keySetId", target: "keySets", id: r.keySetId }],
+  row: (r) => ({
+    id: r.id,
+    key_set_id: r.keySetId,
+    note: r.note,
+    source_kind: r.source.kind,
+    source_id: orNull(r.source.id),
+    source_label: orNull(r.source.label),
+    reported_by: r.reportedBy,
+    reported_at: r.reportedAt,
+    cleared_note: orNull(r.cleared?.note),
+    cleared_by: orNull(r.cleared?.by),
+    cleared_at: orNull(r.cleared?.at),
+  }),
+});
+
+/** A corrected entry of an invoice needs its reason. */
+function checkCorrection(c: { correctedAt?: string | null; correctionReason?: string | null }, path: string): void {
+  if (c.correctedAt && !c.correctionReason?.trim()) {
+    throw new ImportRejected({
+      path: `${path}/correctionReason`,
+      message: "A corrected entry needs a correctionReason",
+    });
+  }
+}
+
+/** An invoice record. */
+type Invoice = Item<"contractorInvoices">;
+
+/**
+ * Contractor invoices with their lines, payments, credit notes, recoveries and limit override (each keeps its
+ * invoice); totals and status from deriveInvoice, as the API stores them; authorisations shared by invoices, each
+ * written once and given the same everywhere.
+ */
+export const contractorInvoices = collection({
+  list: "contractorInvoices",
+  table: "contractor_invoices",
+  kind: "contractor invoice",
+  id: (v) => v.id,
+  known: { target: "contractorInvoices", attributes: () => ({}) },
+  check: (v, path, p) => {
+    for (const [j, e] of (v.payments ?? []).entries()) checkCorrection(e, `${path}/payments/${j}`);
+    for (const [j, e] of (v.creditNotes ?? []).entries()) checkCorrection(e, `${path}/creditNotes/${j}`);
+    for (const [j, e] of (v.recoveries ?? []).entries()) checkCorrection(e, `${path}/recoveries/${j}`);
+    const a = v.authorisation;
+    if (a) {
+      const value = JSON.stringify([a.basis, a.authorisedMinor, a.authorisedCurrency]);
+      const first = p.authorisations.get(a.id);
+      if (first && first.value !== value) {
+        throw new ImportRejected({
+          path: `${path}/authorisation`,
+          message: `Authorisation "${a.id}" differs from the one at ${first.path}`,
+        });
+      }
+      if (!first) {
+        p.authorisations.set(a.id, { value, path: `${path}/authorisation` });
+        p.add("contractor_authorisations", {
+          id: a.id,
+          basis: a.basis,
+          authorised_minor: a.authorisedMinor,
+          authorised_currency: a.authorisedCurrency,
+        });
+      }
+    }
+    if (v.limitOverride && !a) {
+      throw new ImportRejected({
+        path: `${path}/limitOverride`,
+        message: "A limit override needs the invoice's authorisation",
+      });
+    }
+  },
+  references: (v) => [
+    ...subject(v.subjectKind, v.subjectId),
+    { field: "propertyId", target: "properties", id: v.propertyId },
+    { field: "tenancyId", target: "tenancies", id: v.tenancyId },
+    { field: "contractorContactId", target: "contacts", id: v.contractorContactId },
+  ],
+  row: (v) => {
+    const totals = deriveInvoice({
+      borneBy: v.borneBy,
+      approvedAt: orNull(v.approvedAt),
+      disputedAt: orNull(v.disputedAt),
+      voidedAt: orNull(v.voidedAt),
+      lines: v.lines ?? [],
+      payments: (v.payments ?? []).map((e) => ({ amountMinor: e.amountMinor, correctedAt: orNull(e.correctedAt) })),
+      creditNotes: (v.creditNotes ?? []).map((e) => ({
+        netMinor: e.netMinor,
+        vatMinor: e.vatMinor,
+        correctedAt: orNull(e.correctedAt),
+      })),
+      recoveries: (v.recoveries ?? []).map((e) => ({ amountMinor: e.amountMinor, correctedAt: orNull(e.correctedAt) })),
+    });
+    return {
+      id: v.id,
+      subject_kind: orNull(v.subjectKind),
+      subject_id: orNull(v.subjectId),
+      subject_label: orNull(v.subjectLabel),
+      property_id: orNull(v.propertyId),
+      tenancy_id: orNull(v.tenancyId),
+      contractor_contact_id: orNull(v.contractorContactId),
+      number: v.number,
+      issued_on: orNull(v.issuedOn),
+      due_on: orNull(v.dueOn),
+      currency: v.currency ?? "GBP",
+      borne_by: v.borneBy,
+      document_id: orNull(v.documentId),
+      approved_at: orNull(v.approvedAt),
+      disputed_at: orNull(v.disputedAt),
+      dispute_reason: orNull(v.disputeReason),
+      disputed_minor: orNull(v.disputedMinor),
+      voided_at: orNull(v.voidedAt),
+      void_reason: orNull(v.voidReason),
+      legacy: v.legacy ?? false,
+      legacy_status: orNull(v.legacyStatus),
+      legacy_settled: orNull(v.legacySettled),
+      authorisation_id: v.authorisation?.id ?? null,
+      net_minor: totals.netMinor,
+      vat_minor: totals.vatMinor,
+      gross_minor: totals.grossMinor,
+      credited_minor: totals.creditedMinor,
+      payable_minor: totals.payableMinor,
+      paid_minor: totals.paidMinor,
+      outstanding_minor: totals.outstandingMinor,
+      recovered_minor: totals.recoveredMinor,
+      recoverable_minor: totals.recoverableMinor,
+      status: totals.status,
+      created_at: orNull(v.createdAt),
+    };
+  },
+  nested: [
+    nested({
+      field: "lines",
+      table: "contractor_invoice_lines",
+      items: (v: Invoice) => v.lines,
+      unique: { kind: () => "invoice line", id: (l) => l.id },
+      claim: "invoice_id",
+      row: (l, v, j) => ({
+        id: l.id,
+        invoice_id: v.id,
+        ordinal: l.ordinal ?? j + 1,
+        kind: l.kind,
+        description: l.description,
+        net_minor: l.netMinor,
+        vat_minor: l.vatMinor,
+      }),
+    }),
+    nested({
+      field: "payments",
+      table: "contractor_payments",
+      items: (v: Invoice) => v.payments,
+      unique: { kind: () => "payment", id: (e) => e.id },
+      claim: "invoice_id",
+      row: (e, v) => ({
+        id: e.id,
+        invoice_id: v.id,
+        amount_minor: e.amountMinor,
+        paid_on: e.paidOn,
+        reference: orNull(e.reference),
+        legacy: e.legacy ?? false,
+        created_at: orNull(e.createdAt),
+        corrected_at: orNull(e.correctedAt),
+        correction_reason: orNull(e.correctionReason),
+      }),
+    }),
+    nested({
+      field: "creditNotes",
+      table: "contractor_credit_notes",
+      items: (v: Invoice) => v.creditNotes,
+      unique: { kind: () => "credit note", id: (e) => e.id },
+      claim: "invoice_id",
+      row: (e, v) => ({
+        id: e.id,
+        invoice_id: v.id,
+        number: e.number,
+        issued_on: e.issuedOn,
+        net_minor: e.netMinor,
+        vat_minor: e.vatMinor,
+        reason: orNull(e.reason),
+        document_id: orNull(e.documentId),
+        created_at: orNull(e.createdAt),
+        corrected_at: orNull(e.correctedAt),
+        correction_reason: orNull(e.correctionReason),
+      }),
+    }),
+    nested({
+      field: "recoveries",
+      table: "contractor_recoveries",
+      items: (v: Invoice) => v.recoveries,
+      unique: { kind: () => "recovery", id: (e) => e.id },
+      claim: "invoice_id",
+      row: (e, v) => ({
+        id: e.id,
+        invoice_id: v.id,
+        amount_minor: e.amountMinor,
+        received_on: e.receivedOn,
+        reference: orNull(e.reference),
+        created_at: orNull(e.createdAt),
+        corrected_at: orNull(e.correctedAt),
+        correction_reason: orNull(e.correctionReason),
+      }),
+    }),
+    nested({
+      field: "limitOverride",
+      table: "contractor_limit_overrides",
+      items: (v: Invoice) => (v.limitOverride ? [v.limitOverride] : []),
+      single: true,
+      unique: { kind: () => "limit override", id: (o) => o.id },
+      claim: "invoice_id",
+      references: (o) => [{ field: "userId", target: "users", id: o.userId }],
+      row: (o, v) => ({
+        id: o.id,
+        invoice_id: v.id,
+        state: o.state,
+        basis: o.basis,
+        authorised_minor: o.authorisedMinor,
+        authorised_currency: o.authorisedCurrency,
+        earlier_minor: o.earlierMinor,
+        charged_minor: o.chargedMinor,
+        excess_minor: o.excessMinor,
+        reason: o.reason,
+        user_id: orNull(o.userId),
+        created_at: orNull(o.createdAt),
+      }),
+    }),
+  ],
+});
+
+/** Calendar events: each ends after it starts. */
+export const calendarEvents = collection({
+  list: "calendarEvents",
+  table: "calendar_events",
+  kind: "calendar event",
+  id: (e) => e.id,
+  check: (e, path) => {
+    if (Date.parse(e.endsAt) <= Date.parse(e.startsAt))
+      throw new ImportRejected({ path: `${path}/endsAt`, message: "endsAt must be after startsAt" });
+  },
+  references: (e) => [
+    ...subject(e.subjectKind, e.subjectId),
+    { field: "propertyId", target: "properties", id: e.propertyId },
+    { field: "staffUserId", target: "users", id: e.staffUserId },
+    { field: "contactId", target: "contacts", id: e.contactId },
+    { field: "followUpTaskId", target: "tasks", id: e.followUpTaskId },
+    { field: "createdByUserId", target: "users", id: e.createdByUserId },
+  ],
+  row: (e) => {
+    const f = e.feedback;
+    return {
+      id: e.id,
+      title: e.title,
+      kind: e.kind,
+      subject_kind: orNull(e.subjectKind),
+      subject_id: orNull(e.subjectId),
+      starts_at: e.startsAt,
+      ends_at: e.endsAt,
+      location: orNull(e.location),
+      status: e.status ?? "scheduled",
+      created_by_user_id: orNull(e.createdByUserId),
+      property_id: orNull(e.propertyId),
+      staff_user_id: orNull(e.staffUserId),
+      contact_id: orNull(e.contactId),
+      notes: orNull(e.notes),
+      outcome: orNull(e.outcome),
+      outcome_note: orNull(e.outcomeNote),
+      outcome_recorded_at: orNull(e.outcomeRecordedAt),
+      feedback: f
+        ? {
+            interest: orNull(f.interest),
+            themes: f.themes ?? [],
+            nextAction: orNull(f.nextAction),
+            note: orNull(f.note),
+          }
+        : null,
+      follow_up_task_id: orNull(e.followUpTaskId),
+      cancel_reason: orNull(e.cancelReason),
+      cancelled_at: orNull(e.cancelledAt),
+      created_at: orNull(e.createdAt),
+    };
+  },
+});
+
+/** Every collection of the document, in the order they are planned (a record's refusal is found in this order). */
+export const declarations: Declared[] = [
+  users,
+  entitlements,
+  contacts,
+  companyPeople,
+  properties,
+  blocks,
+  units,
+  tenancies,
+  handovers,
+  repairs,
+  tasks,
+  inspections,
+  keySets,
+  keyReports,
+  contractorInvoices,
+  calendarEvents,
+  smsThreads,
+  landlordPortalAccess,
+  onboardingCheckouts,
+];
