@@ -16,6 +16,8 @@ import { hashInvitationToken, newInvitationToken } from "./invitation_token.ts";
 import { oneLine } from "./invitation_email.ts";
 import { claimTenantLink, matchTenants } from "./tenant_queries.ts";
 import { deliverRepairReference, type TenantReferenceJob } from "./tenant_reference.ts";
+import { queueTenantSms } from "./tenant_sms.ts";
+import { ensureSmsQueue } from "../telephony/worker.ts";
 
 /** How long a tenant's link works. */
 export const tenantLinkHours = 24;
@@ -85,14 +87,23 @@ export function tenantLinkEmail(input: { workspaceName: string; link: string; ex
   return { subject, text, html: markup.toString() };
 }
 
+/** The SMS carrying a link. */
+export function tenantLinkSms(input: { workspaceName: string; link: string; expiresAt: string }): string {
+  const workspace = oneLine(input.workspaceName).slice(0, 80);
+  return `${workspace}: your link to report or follow a repair: ${input.link} It works once, until \
+${ukTimeText(input.expiresAt)}. If you did not ask for it, ignore this message.`;
+}
+
 /**
- * Answers one link request, the job `jobId`: for each occupant it matches that has an email address, a new link is
- * stored (its token's hash) and emailed in one transaction, under the key (job, tenancy, contact). A retry of the
- * job after a partial failure sends again only to the occupants whose link was not stored; a concurrent run of the
+ * Answers one link request, the job `jobId`: each occupant it matches gets a new link (its token's hash stored),
+ * by email, and by SMS when the workspace has the telephony module, the occupant a mobile and their SMS thread is
+ * not stopped; a request made with a mobile number goes by SMS alone when it can, else by email. The link is stored,
+ * its SMS queued and its email sent in one transaction, under the key (job, tenancy, contact): a retry of the job
+ * after a partial failure sends again only to the occupants whose link was not stored, and a concurrent run of the
  * same job waits for the first's transaction and then finds the key taken. Returns how many links it sent now.
  */
 export async function deliverTenantLinks(
-  ctx: Pick<AppContext, "db" | "config">,
+  ctx: Pick<AppContext, "db" | "config" | "jobs">,
   mailer: Mailer,
   job: TenantLinkJob,
   jobId: string,
@@ -106,37 +117,64 @@ export async function deliverTenantLinks(
     emailNorm: email,
     mobileNorm: mobile,
   });
+  if (matches.some((m) => m.telephony)) await ensureSmsQueue(ctx.jobs);
   let sent = 0;
   for (const match of matches) {
-    if (!match.email) continue;
-    const to = match.email;
-    const done = await ctx.db.begin(async (tx) => {
-      const token = newInvitationToken();
-      const id = ulid();
-      const expiresAt = await claimTenantLink(tx, {
-        workspaceId: match.workspaceId,
-        id,
-        jobId,
-        tenancyId: match.tenancyId,
-        contactId: match.contactId,
-        tokenHash: hashInvitationToken(token),
-        hours: tenantLinkHours,
+    const smsTo = match.telephony ? match.mobileNorm : null;
+    if (!match.email && !smsTo) continue;
+    const done = await ctx.db
+      .begin(async (tx) => {
+        const token = newInvitationToken();
+        const id = ulid();
+        const expiresAt = await claimTenantLink(tx, {
+          workspaceId: match.workspaceId,
+          id,
+          jobId,
+          tenancyId: match.tenancyId,
+          contactId: match.contactId,
+          tokenHash: hashInvitationToken(token),
+          hours: tenantLinkHours,
+        });
+        if (!expiresAt) return false;
+        const message = {
+          workspaceName: match.workspaceName,
+          link: tenantLinkUrl(ctx.config.publicBaseUrl, job.slug, token),
+          expiresAt,
+        };
+        const texted = smsTo
+          ? await queueTenantSms(tx, ctx, {
+              workspaceId: match.workspaceId,
+              mobile: smsTo,
+              body: tenantLinkSms(message),
+              requestId: jobId,
+            })
+          : undefined;
+        const emailTo = match.email && (email || !texted) ? match.email : null;
+        // Neither channel (a mobile request, no email, no SMS possible): the link is not kept.
+        if (!texted && !emailTo) throw new NoChannel();
+        // The row stays uncommitted while the message goes out: a failure rolls it back (the SMS too), so the retry
+        // sends both.
+        if (emailTo) {
+          await mailer.send({
+            to: emailTo,
+            ...tenantLinkEmail(message),
+            messageId: messageIdOf(ctx.config.emailFrom, `tenant-link-${id}`),
+            reference: `tenant-link-${id}`,
+          });
+        }
+        return true;
+      })
+      .catch((error) => {
+        if (error instanceof NoChannel) return false;
+        throw error;
       });
-      if (!expiresAt) return false;
-      const link = tenantLinkUrl(ctx.config.publicBaseUrl, job.slug, token);
-      // The row stays uncommitted while the message goes out: a failure rolls it back, so the retry sends it.
-      await mailer.send({
-        to,
-        ...tenantLinkEmail({ workspaceName: match.workspaceName, link, expiresAt }),
-        messageId: messageIdOf(ctx.config.emailFrom, `tenant-link-${id}`),
-        reference: `tenant-link-${id}`,
-      });
-      return true;
-    });
     if (done) sent++;
   }
   return sent;
 }
+
+/** Thrown to roll back a link that no channel could carry. */
+class NoChannel extends Error {}
 
 /** The jobs of the queue: link requests, and the references of repairs tenants reported (tenant_reference.ts). */
 export type TenantJob = TenantLinkJob | TenantReferenceJob;

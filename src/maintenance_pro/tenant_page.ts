@@ -70,8 +70,9 @@ danger, call 999.</p>`,
 /** The answer to every link request, whatever it matched. */
 export function linkSentHtml(): string {
   return tenantHtml(
-    "Check your email",
-    html`<p>If we found your tenancy, we have sent you a link. It works for 24 hours.</p>
+    "Check your messages",
+    html`<p>If we found your tenancy, we have sent you a link by email or text message. It works once, within 24 \
+hours.</p>
 <p class="small">Nothing arrived? Check the details you entered and ask again, or contact your letting agent.</p>`,
   );
 }

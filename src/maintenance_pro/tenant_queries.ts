@@ -9,6 +9,9 @@ export interface TenantMatch {
   tenancyId: string;
   contactId: string;
   email: string | null;
+  mobileNorm: string | null;
+  /** The workspace has the telephony module: the link may go by SMS too. */
+  telephony: boolean;
 }
 
 /**
@@ -21,7 +24,8 @@ export async function matchTenants(
 ): Promise<TenantMatch[]> {
   const compact = input.postcode.replace(/\s+/g, "").toUpperCase();
   return db<TenantMatch[]>`
-    select w.id as "workspaceId", w.name as "workspaceName", t.id as "tenancyId", c.id as "contactId", c.email
+    select w.id as "workspaceId", w.name as "workspaceName", t.id as "tenancyId", c.id as "contactId", c.email,
+           c.mobile_norm as "mobileNorm", 'telephony' = any(w.module_ids) as telephony
     from workspaces w
     join tenancies t on t.workspace_id = w.id and t.status in ('active', 'notice_given')
     join units u on u.workspace_id = t.workspace_id and u.id = t.unit_id
@@ -159,6 +163,8 @@ export interface RepairNotice {
   reportedAt: string;
   workspaceName: string;
   workspaceSlug: string;
+  /** The workspace has the telephony module: the reference may go by SMS too. */
+  telephony: boolean;
 }
 
 /**
@@ -169,7 +175,7 @@ export async function lockRepairNotice(tx: Tx, workspaceId: string, repairId: st
   const [row] = await tx<RepairNotice[]>`
     select n.sent_at is not null as sent, n.contact_id as "contactId", c.email, c.mobile_norm as "mobileNorm",
            r.reference, coalesce(r.title, '') as title, iso(r.created_at) as "reportedAt",
-           w.name as "workspaceName", w.slug as "workspaceSlug"
+           w.name as "workspaceName", w.slug as "workspaceSlug", 'telephony' = any(w.module_ids) as telephony
     from tenant_repair_notices n
     join repairs r on r.workspace_id = n.workspace_id and r.id = n.repair_id
     join contacts c on c.workspace_id = n.workspace_id and c.id = n.contact_id
@@ -183,4 +189,23 @@ export async function lockRepairNotice(tx: Tx, workspaceId: string, repairId: st
 export async function markRepairNoticeSent(tx: Tx, workspaceId: string, repairId: string): Promise<void> {
   await tx`
     update tenant_repair_notices set sent_at = now() where workspace_id = ${workspaceId} and repair_id = ${repairId}`;
+}
+
+/**
+ * The workspace's SMS threads with `address`, most recent first, locked until the transaction ends (so a STOP
+ * arriving now waits for the message queued on them, which it then fails as it fails every queued one).
+ */
+export async function addressThreads(tx: Tx, workspaceId: string, address: string) {
+  return tx<{ id: string; stopped: boolean }[]>`
+    select id, stopped from sms_threads
+    where workspace_id = ${workspaceId} and address = ${address}
+    order by last_message_at desc nulls last, id desc
+    for update`;
+}
+
+/** The workspace's first SMS number (to open a thread from), or undefined when it has none. */
+export async function workspaceSmsNumber(tx: Tx, workspaceId: string): Promise<string | undefined> {
+  const [row] = await tx<{ number: string }[]>`
+    select number from sms_numbers where workspace_id = ${workspaceId} order by number limit 1`;
+  return row?.number;
 }

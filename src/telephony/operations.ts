@@ -9,9 +9,8 @@ import { idempotent, ledgerReply } from "../core/idempotency.ts";
 import { queues } from "../core/jobs.ts";
 import { operation, Reply, type AppContext } from "../core/operation.ts";
 import { Id } from "../core/schema.ts";
-import type { Principal } from "../core/auth.ts";
 import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
-import { recordEvent, keyActor } from "../events/record.ts";
+import { type Actor, recordEvent, keyActor } from "../events/record.ts";
 import { SmsStopped, SmsThreadNotFound } from "./errors.ts";
 import { smsQueued } from "./events.ts";
 import { insertQueuedMessage, lockThread, messagesPage, takeSendToken, threadExists, threadsPage } from "./queries.ts";
@@ -72,49 +71,60 @@ export const smsThreads = operation({
   },
 });
 
-/** Queues one SMS on a thread, in the caller's transaction: the message, the thread's move, the job and the log. */
-async function queueSms(
+/** Who queues an SMS: the workspace, the API key (null for the service's own workers) and the events' actor. */
+export interface SmsSender {
+  workspaceId: string;
+  keyId: string | null;
+  actor: Actor;
+}
+
+/**
+ * Queues one SMS on a thread, in the caller's transaction: the message, the thread's move, the job and the log
+ * (the API's send, and the service's own messages such as a tenant's link). A stopped thread is SmsStopped, a spent
+ * workspace SMS budget RateLimited; then nothing is queued. The caller ensures the SMS queue (ensureSmsQueue).
+ */
+export async function queueSms(
   tx: Tx,
-  app: AppContext,
-  principal: Principal,
+  app: Pick<AppContext, "config" | "jobs">,
+  sender: SmsSender,
   threadId: string,
   body: string,
   requestId: string | null,
   xRequestId: string,
 ) {
-  const thread = await lockThread(tx, principal.workspaceId, threadId);
+  const thread = await lockThread(tx, sender.workspaceId, threadId);
   if (!thread) throw new SmsThreadNotFound({ threadId });
   if (thread.stopped) throw new SmsStopped({ threadId });
-  const bucket = await takeSendToken(tx, principal.workspaceId, app.config.smsPerMinute);
+  const bucket = await takeSendToken(tx, sender.workspaceId, app.config.smsPerMinute);
   if (!bucket.admitted) {
     const budget = `This workspace's SMS budget (${bucket.capacity} messages a minute)`;
-    throw rateLimited(bucket, `sms:${principal.workspaceId}`, budget);
+    throw rateLimited(bucket, `sms:${sender.workspaceId}`, budget);
   }
   const message = await insertQueuedMessage(tx, {
-    workspaceId: principal.workspaceId,
+    workspaceId: sender.workspaceId,
     id: ulid(),
     threadId,
     body,
     requestId,
   });
   await app.jobs.send(tx, queues.smsSend, {
-    workspaceId: principal.workspaceId,
+    workspaceId: sender.workspaceId,
     messageId: message.id,
   } satisfies SmsJob);
   await recordActivity(tx, {
-    workspaceId: principal.workspaceId,
-    keyId: principal.keyId,
+    workspaceId: sender.workspaceId,
+    keyId: sender.keyId,
     action: "telephony.sms_queued",
     subjectKind: "sms_thread",
     subjectId: threadId,
     detail: { messageId: message.id },
   });
   await recordEvent(tx, smsQueued, {
-    workspaceId: principal.workspaceId,
+    workspaceId: sender.workspaceId,
     subjectId: message.id,
     data: message,
     requestId: xRequestId,
-    actor: keyActor(principal),
+    actor: sender.actor,
   });
   return message;
 }
@@ -164,11 +174,12 @@ export const sendSms = operation({
       description: "`true` when this answer replays an earlier request with the same requestId.",
     },
   },
-  run: async ({ app, db, principal, params, body, requestId: xRequestId }) => {
+  run: async ({ app, db, principal: key, params, body, requestId: xRequestId }) => {
     await ensureSmsQueue(app.jobs);
+    const sender: SmsSender = { workspaceId: key.workspaceId, keyId: key.keyId, actor: keyActor(key) };
     const requestId = body.requestId;
     if (requestId === undefined) {
-      return db.begin((tx) => queueSms(tx, app, principal, params.id, body.body, null, xRequestId)) as Promise<{
+      return db.begin((tx) => queueSms(tx, app, sender, params.id, body.body, null, xRequestId)) as Promise<{
         id: string;
         threadId: string;
         status: "queued";
@@ -180,14 +191,14 @@ export const sendSms = operation({
       idempotent(
         tx,
         {
-          workspaceId: principal.workspaceId,
+          workspaceId: sender.workspaceId,
           operationId: "telephony.sendSms",
           requestId,
           body: { threadId: params.id, ...body },
         },
         async () => ({
           status: 202,
-          body: await queueSms(tx, app, principal, params.id, body.body, requestId, xRequestId),
+          body: await queueSms(tx, app, sender, params.id, body.body, requestId, xRequestId),
         }),
       ),
     );

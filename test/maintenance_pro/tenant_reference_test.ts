@@ -91,7 +91,7 @@ function countingMailer(failures = 0) {
   return { mailer, sent };
 }
 
-test("a report queues one reference job however often it is sent; a retried job emails the reference once", async () => {
+test("a report queues one reference job however often it is sent; a retried job emails it once", async () => {
   const email = "hot.water@example.test";
   const cookie = await session(email);
   const first = await report(cookie, "01REFERENCEFORMKEY0000001");

@@ -137,7 +137,7 @@ test("a cross-site post or an incomplete form makes no repair", async () => {
   expect((await repairsOf(t.tenancyId)).length).toBe(0);
 });
 
-test("the page says what must happen by when, what was done, and the written summary sent through the portal", async () => {
+test("the page says what must happen by when, what was done, and the portal's written summary", async () => {
   const t = await linked();
   const formKey = formKeyOf((await get(t.path, t.cookie)).text);
   await send(t.path, t.cookie, {

@@ -87,7 +87,7 @@ test("two Continues at once: one opens the page, the other is told the link was 
   expect(sessions.length).toBe(1);
 });
 
-test("the session opens its tenancy's page; without it, after it or at another workspace's pages it is refused", async () => {
+test("the session opens its tenancy's page; without it, after it or at another workspace's it is refused", async () => {
   const l = await link();
   const cookie = cookieOf(await post(l.path));
   const page = await get(`/report/${ws.slug}/repairs`, cookie);
