@@ -72,8 +72,8 @@ describe.skipIf(throughPgBouncer)("the page's statement is planned once", () => 
   });
 });
 
-describe("a window cut from stored days", () => {
-  test("costs the key check's statement alone, which reads the events running at `from` through the range index", async () => {
+describe.skipIf(throughPgBouncer)("a window cut from stored days", () => {
+  test("costs the key check's statement alone, whose generic plan reads the events running at `from` by the range index", async () => {
     const near = await h.workspace();
     const person = await h.rows(near).user({ name: "Sam" });
     const day = addLondonDays(londonMidnight(londonToday()), 2);
@@ -88,33 +88,40 @@ describe("a window cut from stored days", () => {
     const url = `http://localhost/calendar/agenda?from=${from}&to=${to}&staffId=${person}`;
     const first = await h.app.handle(new Request(url, { headers: { "x-api-key": near.key } }));
     expect(first.status).toBe(200); // computed, its days stored whole
+    const body = await first.text();
     const { db, statements } = await countingClient(h.database.url);
     const app = buildApp({ ...h.ctx, db });
-    try {
+    const page = async () => {
       const res = await app.handle(new Request(url, { headers: { "x-api-key": near.key } }));
       expect(res.status).toBe(200);
-      expect(await res.text()).toBe(await first.text());
-      expect(statements).toHaveLength(1);
-      const scans = await h.database.db.begin(async (tx) => {
-        await tx`set local enable_seqscan = off`;
-        const [row] = await tx.unsafe(
-          `explain (format json) ${statements[0]!.query}`,
-          statements[0]!.parameters as never[],
-        );
-        const found: string[] = [];
-        type PlanNode = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; Plans?: PlanNode[] };
-        const walk = (node: PlanNode) => {
-          if (/Scan/.test(node["Node Type"]) && node["Relation Name"])
-            found.push(`${node["Node Type"]} on ${node["Relation Name"]} ${node["Index Name"] ?? ""}`.trim());
-          for (const child of node.Plans ?? []) walk(child);
-        };
-        walk((Object.values(row as object)[0] as { Plan: PlanNode }[])[0]!.Plan);
-        return found;
-      });
-      expect(scans.filter((s) => s.includes(" on calendar_events"))).toEqual([
-        expect.stringMatching(/Scan on calendar_events calendar_events_span$/),
-      ]);
-      expect(scans.filter((s) => s.startsWith("Seq Scan"))).toEqual([]);
+      expect(await res.text()).toBe(body);
+    };
+    /** Index scans on calendar_events by index, as this connection's statistics see them. */
+    const indexScans = async () => {
+      await db`select pg_stat_force_next_flush()`;
+      await db`select pg_stat_clear_snapshot()`;
+      const rows = await db`select indexrelname as name, idx_scan::int as scans, idx_tup_read::int as read
+                            from pg_stat_user_indexes where relname = 'calendar_events'`;
+      return Object.fromEntries(
+        rows.map((r) => [r.name as string, { scans: r.scans as number, read: r.read as number }]),
+      );
+    };
+    try {
+      const sent = statements.length;
+      await page();
+      expect(statements.length - sent).toBe(1);
+      // The plan Postgres keeps after its five custom plans (the generic one): it may not take the
+      // (workspace_id, starts_at) index for `starts_at < from` and read the workspace's whole past.
+      await db`set plan_cache_mode = force_generic_plan`;
+      const before = await indexScans();
+      for (let i = 0; i < 3; i++) await page();
+      const after = await indexScans();
+      const used = Object.keys(after).filter((name) => after[name]!.scans !== before[name]!.scans);
+      expect(used).toEqual(["calendar_events_span"]);
+      const [span, spanBefore] = [after.calendar_events_span!, before.calendar_events_span!];
+      expect(span.scans - spanBefore.scans).toBe(3);
+      // Only the events running at `from` (two of the workspace's 20), not every event of the workspace.
+      expect(span.read - spanBefore.read).toBeLessThanOrEqual(3 * 2);
     } finally {
       await db.end();
     }
