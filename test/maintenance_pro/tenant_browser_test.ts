@@ -1,7 +1,7 @@
 /**
  * The tenant's pages in Chromium, without JavaScript, on a 375 px phone: ask for a link, open it from the email the
- * link worker wrote, report a repair, see its reference; every page passes axe-core (WCAG A/AA and best practices)
- * and fits the phone. The app is served in process; the worker's delivery is run as the worker runs it.
+ * link worker wrote (or the SMS it queued), continue, report a repair, see its reference, find the link used; every
+ * page passes axe-core (WCAG A/AA and best practices) and fits the phone. The app is served in process; the worker's delivery is run as the worker runs it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -56,8 +56,8 @@ describe.skipIf(!haveChromium("tenant browser test"))(
       rmSync(dataDir, { recursive: true, force: true });
     });
 
-    const checked = async (state: string) => {
-      await axePage.setContent(await page.content(), { waitUntil: "load" });
+    const checked = async (state: string, on: Page = page) => {
+      await axePage.setContent(await on.content(), { waitUntil: "load" });
       await axePage.evaluate(axeCore.source);
       const violations = await axePage.evaluate(async () => {
         const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
@@ -65,7 +65,7 @@ describe.skipIf(!haveChromium("tenant browser test"))(
         return all.violations.map((r) => ({ rule: r.id, nodes: r.nodes.map((n) => n.html) }));
       });
       expect({ state, violations }).toEqual({ state, violations: [] });
-      const width = await page.evaluate(() => [
+      const width = await on.evaluate(() => [
         document.documentElement.scrollWidth,
         document.documentElement.clientWidth,
       ]);
@@ -126,9 +126,35 @@ describe.skipIf(!haveChromium("tenant browser test"))(
       await stranger.setViewport(phone);
       expect((await stranger.goto(link, { waitUntil: "load" }))!.status()).toBe(410);
       expect(await stranger.$eval("main", (el) => el.textContent ?? "")).toContain("This link has been used");
-      page = stranger;
-      await checked("used");
+      await checked("used", stranger);
       await other.close();
+    }, 120_000);
+
+    test("ask for a link with a mobile number, open it from the SMS, see the tenancy's page", async () => {
+      await db`insert into sms_numbers (number, workspace_id, source) values ('+441174960777', ${ws.id}, 'cli')`;
+      const contactId = await h.rows(ws).contact({ name: "Sam Tenant", mobile: "07700 900456", roles: ["tenant"] });
+      const propertyId = await h.rows(ws).property();
+      await db`update properties set address_postcode = 'BS5 9QP' where workspace_id = ${ws.id} and id = ${propertyId}`;
+      const unitId = await h.rows(ws).unit({ propertyId, label: "Flat 9" });
+      await h.rows(ws).tenancy({ unitId, occupants: [{ contactId, isLead: true }] });
+      await db`delete from pgboss.job where name = ${tenantLinkQueue}`;
+
+      await page.goto(`${base}/report/${ws.slug}`, { waitUntil: "load" });
+      await page.type("#postcode", "BS5 9QP");
+      await page.type("#contact", "07700 900456");
+      await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
+      const jobs = await db<{ id: string; data: TenantLinkJob }[]>`
+      select id, data from pgboss.job where name = ${tenantLinkQueue} and data->>'slug' = ${ws.slug}`;
+      for (const job of jobs) await deliverTenantLinks(ctx, createMailer(ctx.config, ctx.log), job.data, job.id);
+      const [sms] = await db<{ body: string }[]>`
+        select m.body from sms_messages m join sms_threads t on t.workspace_id = m.workspace_id and t.id = m.thread_id
+        where m.workspace_id = ${ws.id} and t.address = '+447700900456'`;
+      const link = /(http:\/\/\S+\/report\/\S+\/t\/[A-Za-z0-9_-]{43})/.exec(sms!.body)![1]!;
+
+      expect((await page.goto(link, { waitUntil: "load" }))!.status()).toBe(200);
+      await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
+      expect(await page.$eval("main", (el) => el.textContent ?? "")).toContain("Flat 9");
+      await checked("tenancy by SMS");
     }, 120_000);
   },
 );
