@@ -1,7 +1,8 @@
 /**
  * The tenant's pages in Chromium, without JavaScript, on a 375 px phone: ask for a link, open it from the email the
  * link worker wrote (or the SMS it queued), continue, report a repair, see its reference, find the link used; every
- * page passes axe-core (WCAG A/AA and best practices) and fits the phone. The app is served in process; the worker's delivery is run as the worker runs it.
+ * page passes axe-core (WCAG A/AA and best practices) and fits the phone. The app is served in process; the
+ * worker's delivery is run as the worker runs it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
