@@ -51,7 +51,7 @@ describe("the import's table declarations", () => {
     const spec = tables[name];
     const stored = new Map((await storedColumns(name)).map((c) => [c.name, c]));
     const declared = Object.entries(spec.columns as Record<string, ColumnType>);
-    expect(declared.map(([c, type]) => [c, stored.get(c)?.type ?? "missing"])).toEqual(
+    expect(declared.map(([c]) => [c, stored.get(c)?.type ?? "missing"])).toEqual(
       declared.map(([c, type]) => [c, pgType[type]]),
     );
     const written = new Set(["workspace_id", ...Object.keys(spec.columns)]);
