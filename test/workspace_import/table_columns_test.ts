@@ -1,7 +1,8 @@
 /**
  * The import's table declarations (src/workspace_import/tables.ts) against the migrated database: each declared
- * column exists with the declared type (a domain's base type), each key is a unique index, and every column a new row needs (not null, no
- * default) is declared, so the copy of the tables' columns the import keeps cannot drift from sql/ unseen.
+ * column exists with the declared type (a domain's base type), each key is a unique index, and every column a new
+ * row needs (not null, no default) is declared, so the import's copy of the tables' columns cannot drift from sql/
+ * unseen.
  */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
