@@ -208,6 +208,43 @@ describe("windows cut from stored days", () => {
     expect(inner.map((e) => e.title)).toEqual(["startsJustBefore", "startsAtFrom"]);
   });
 
+  test("awkward texts and feedback holding what looks like an event's start are cut as values, never split", async () => {
+    const ws = await h.workspace();
+    const staff = await h.rows(ws).user({ name: 'Jo "JJ" \\ Smith, },{"id":"x' });
+    const titles = [
+      '},{"id":"fake","title":"x","startsAt":"2000-01-01T00:00:00.000Z"',
+      "ends in a backslash \\",
+      'quote \\" and brace { [ , ] }',
+      "tab\tand\u001fseparator\u0001, line\nbreak",
+      '"startsAt":null',
+      "Zoë 李 🏠",
+    ];
+    const feedbacks = [
+      { interest: "keen", themes: ['},{"id":"evil","startsAt":"1999-01-01T00:00:00.000Z"}', "a,b", "]"], note: "}" },
+      { themes: ['{"id":"', "[{"], nextAction: ",{", extra: { id: "deeper" } },
+      null,
+    ];
+    const day = midnight(5);
+    const [from, to] = [day + 10 * hour, addLondonDays(day, 2) + 10 * hour];
+    let n = 0;
+    for (const at of [day - 2 * hour, day + 2 * hour, from - hour, from, addLondonDays(day, 2) + 9 * hour, to]) {
+      for (const [i, title] of titles.entries()) {
+        await insertEvent(db, ws.id, {
+          title,
+          startsAt: iso(at + i * 60_000),
+          endsAt: iso(at + (i % 2 ? 3 * hour : 30 * 60_000)),
+          staffUserId: n % 3 ? staff : null,
+          feedback: feedbacks[n % feedbacks.length],
+        });
+        n += 1;
+      }
+    }
+    const page = JSON.parse(await expectWindow(ws, from, to)) as { title: string }[];
+    expect(page.length).toBeGreaterThan(titles.length);
+    expect(new Set(page.map((e) => e.title))).toEqual(new Set(titles));
+    await expectWindow(ws, from, to, staff);
+  });
+
   test("a write after the days were stored is seen by the next cut window (the running ids read with them)", async () => {
     const { ws, staff } = await seeded(11);
     const [from, to] = [midnight(2) + 10 * hour, midnight(6) + 10 * hour];
