@@ -103,7 +103,7 @@ export function daysReadOf(text: string, sd: StoredDays): DaysRead {
   return cut ? { found: true, ...cut } : { found: false };
 }
 
-/** A cut window's stored days as read: the first day (with the events running at its 00:00), the days between, the last. */
+/** A cut window's stored days as read: the first day (with those running at its 00:00), the days between, the last. */
 export interface DaysToCut {
   /** The events of every day, as stored. */
   count: number;
@@ -130,7 +130,7 @@ export function cutDays(sd: StoredDays, d: DaysToCut): { count: number; body: st
   return { count: d.count - head.dropped - tail.dropped, body: `[${parts.join(",")}]` };
 }
 
-/** One day's events (JSON texts joined by ',') without those starting before `from` and not running then, or at `to`. */
+/** A day's events (JSON texts joined by ','), less those starting before `from` not running then, or at `to`. */
 function cutSegment(
   text: string,
   from: number | undefined,
