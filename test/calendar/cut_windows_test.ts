@@ -7,6 +7,9 @@ import { describe, expect, test } from "bun:test";
 import { harness, type TestResponse, type TestWorkspace } from "../support/harness.ts";
 import { addLondonDays, londonMidnight, londonToday } from "../../src/core/dates.ts";
 import { agendaPage } from "../../src/calendar/queries.ts";
+import { agenda } from "../../src/calendar/operations.ts";
+import { authenticate, execute } from "../../src/core/execute.ts";
+import { ulid } from "ulid";
 import { insertEvent } from "./fixtures.ts";
 
 const h = await harness();
@@ -344,5 +347,24 @@ describe("windows cut from stored days", () => {
       );
     }
     expect(await storedCount(ws.id)).toBe(0);
+  });
+
+  test("without the key-check read (MCP), run reads the days itself and cuts the same bytes", async () => {
+    const { ws, staff } = await seeded(23);
+    const [from, to] = [midnight(3) + 11 * hour, midnight(9) + 2 * hour];
+    const expected = await expectWindow(ws, from, to, staff[1]);
+    await mark(ws.id, '"title":"', '"title":"Stored ');
+    const outcome = await execute(h.ctx, agenda, {
+      apiKey: ws.key,
+      tenantHeader: null,
+      params: {},
+      query: { from: iso(from), to: iso(to), staffId: staff[1] },
+      body: { kind: "none" },
+      requestId: ulid(),
+      url: new URL("http://localhost/calendar/agenda"),
+      lookup: await authenticate(db, ws.key),
+    });
+    expect(outcome.status).toBe(200);
+    expect(outcome.bodyText).toBe(expected.replaceAll('"title":"', '"title":"Stored '));
   });
 });
