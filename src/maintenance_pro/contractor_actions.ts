@@ -4,7 +4,7 @@
  * writes on the repair what the agency would have written (a milestone or an access attempt, through the repair
  * writes' own functions), and records activity entries and events naming the contractor, in one transaction.
  */
-import { ulid } from "ulid";
+import { monotonicFactory, ulid } from "ulid";
 import { recordActivity } from "../core/activity.ts";
 import type { Db, Tx } from "../core/db.ts";
 import type { AppContext } from "../core/operation.ts";
@@ -13,6 +13,8 @@ import { type Actor, recordEvent } from "../events/record.ts";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
 import type { ClockContext } from "./clocks.ts";
 import { type ContractorView, closeRepairVisit, scheduleRepairVisit } from "./contractor_queries.ts";
+import { insertPhotos } from "./photo_queries.ts";
+import type { Photo } from "./photos.ts";
 import {
   repairAccessAttemptRecorded,
   repairMilestoneRecorded,
@@ -33,6 +35,12 @@ import type { WorksOrder, WorksOrderPurpose, WorksOrderStatus } from "./works_or
 export type Finding = "hazard_confirmed" | "no_hazard";
 
 /** What the contractor asks for. */
+/** Ids that grow within a process: a visit's photos, stored at one instant, keep the order they were sent in. */
+const photoId = monotonicFactory();
+
+/** The most photos a visit may carry. */
+export const visitPhotosMax = 3;
+
 export type ContractorAction =
   | { kind: "accept" }
   | { kind: "decline"; reason: string }
@@ -113,6 +121,7 @@ export async function actAsContractor(
   action: ContractorAction,
   expectedRevision: number,
   requestId: string,
+  photos: readonly Photo[] = [],
 ): Promise<ContractorOutcome> {
   const now = new Date().toISOString();
   const context: ClockContext = {
@@ -142,6 +151,11 @@ export async function actAsContractor(
     const order = worksOrderAnswer(updated);
     await writeOnAgenda(tx, view, order, action);
     const repairWrite = await writeOnRepair(tx, view, order, action, context, requestId);
+    const stored = await insertPhotos(
+      tx,
+      { workspaceId, repairId: order.repairId, worksOrderId: order.id, source: "contractor" },
+      photos.map((photo) => ({ ...photo, id: photoId() })),
+    );
     await recordActivity(tx, {
       workspaceId,
       keyId: null,
@@ -156,6 +170,7 @@ export async function actAsContractor(
         ...(action.kind === "decline" ? { reason: action.reason } : {}),
         ...(action.kind === "schedule" ? { appointment: order.appointment } : {}),
         ...("note" in action && action.note ? { note: action.note } : {}),
+        ...(stored.length ? { photoIds: stored.map((p) => p.id) } : {}),
         repairWrite,
       },
     });

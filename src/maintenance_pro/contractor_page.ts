@@ -5,7 +5,7 @@
  */
 import { ukTimeText } from "../core/dates.ts";
 import { type Html, html } from "../core/html.ts";
-import { closedStatuses, contractorTransitions } from "./contractor_actions.ts";
+import { closedStatuses, contractorTransitions, visitPhotosMax } from "./contractor_actions.ts";
 import { contractorLinkGraceDays, type ContractorView } from "./contractor_queries.ts";
 import { pageFrame } from "./page_frame.ts";
 import type { WorksOrder } from "./works_order_schema.ts";
@@ -33,10 +33,12 @@ label.inline { display: inline; font-weight: 400; }
 .choice { margin: 0 0 0.5rem; }
 .notice { padding: 0.75rem; border-left: 4px solid #1d4ed8; background: #eff6ff; }
 .status { font-weight: 700; }
+.photos { list-style: none; padding: 0; }
+.photos img { max-width: 100%; height: auto; border: 1px solid #d0d7de; }
 @media (max-width: 36rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }
 `;
 
-const frame = pageFrame(style);
+const frame = pageFrame(style, { images: "self" });
 
 /** The Content-Security-Policy of the page: nothing loads, only our style applies, forms post to us. */
 export const contractorPolicy = frame.policy;
@@ -116,7 +118,8 @@ function forms(view: ContractorView): Html {
 </fieldset>`
         : "";
     parts.push(html`<h2>Record the visit</h2>
-<form method="post">${revisionField(order)}<input type="hidden" name="action" value="visit">
+<form method="post" enctype="multipart/form-data">${revisionField(order)}\
+<input type="hidden" name="action" value="visit">
 <fieldset><legend>What happened</legend>
 ${outcomes.map(
   (k) => html`<div class="choice"><input type="radio" id="outcome-${k}" name="outcome" value="${k}" required>\
@@ -126,6 +129,9 @@ ${outcomes.map(
 ${finding}
 <label for="note">Note (required when you could not get in: what you tried)</label>
 <textarea id="note" name="note" rows="4" maxlength="2000"></textarea>
+<label for="photo">Photos, JPEG or PNG, up to ${String(visitPhotosMax)} of 5 MB each (at least one when you could not \
+get in: what you tried)</label>
+<input type="file" id="photo" name="photo" accept="image/jpeg,image/png" multiple>
 <fieldset><legend>If you could not get in</legend>
 <div class="choice"><input type="checkbox" id="refused" name="refused" value="yes">\
 <label class="inline" for="refused">The household refused entry</label></div>
@@ -153,8 +159,35 @@ const keysText = (view: ContractorView) =>
     ? `Key set ${view.keySet.reference}: ${view.keySet.label}. Collect it from us.`
     : "No keys needed from us";
 
-/** The order's page; `problems` lists what to fix in the form just sent, `notice` says why it was not taken. */
-export function contractorOrderHtml(view: ContractorView, problems: string[] = [], notice?: string): string {
+/** A photo as the page shows it: where its bytes are (behind the page's own link) and what it is. */
+export interface PagePhoto {
+  url: string;
+  width: number;
+  height: number;
+  source: "tenant" | "contractor" | "agency";
+}
+
+const photoSources = { tenant: "the tenant", contractor: "a contractor", agency: "us" } as const;
+
+const photosPart = (photos: readonly PagePhoto[]) =>
+  photos.length
+    ? html`<h2>Photos</h2>
+<ul class="photos">${photos.map(
+        (p, i) => html`<li><img src="${p.url}" width="${String(p.width)}" height="${String(p.height)}" \
+alt="Photo ${String(i + 1)} of the repair, sent by ${photoSources[p.source]}"></li>`,
+      )}</ul>`
+    : "";
+
+/**
+ * The order's page; `problems` lists what to fix in the form just sent, `notice` says why it was not taken, `photos`
+ * are the repair's.
+ */
+export function contractorOrderHtml(
+  view: ContractorView,
+  problems: string[] = [],
+  notice?: string,
+  photos: readonly PagePhoto[] = [],
+): string {
   const order = view.order;
   const contact = [view.contact.name, view.contact.email].filter(Boolean).join(", ");
   const closed = closedStatuses.includes(order.status);
@@ -175,6 +208,7 @@ ${appointmentRow(order)}
 ${order.declineReason ? html`<dt>Why you declined</dt><dd>${order.declineReason}</dd>` : ""}
 ${order.cancelReason ? html`<dt>Why it was cancelled</dt><dd>${order.cancelReason}</dd>` : ""}
 </dl>
+${photosPart(photos)}
 ${
   closed
     ? html`<p>This order is closed. The link shows it for ${String(contractorLinkGraceDays)} days after it closed.</p>`

@@ -6,12 +6,26 @@
  */
 import type { AppError } from "../core/errors.ts";
 import { londonInstant } from "../core/dates.ts";
-import type { PublicRequest, PublicRoute } from "../core/public_route.ts";
-import { actAsContractor, type ContractorAction, type ContractorOutcome } from "./contractor_actions.ts";
-import { contractorNoticeHtml, contractorOrderHtml, contractorPage, statusWords } from "./contractor_page.ts";
+import { isId } from "../core/schema.ts";
+import type { Form, PublicRequest, PublicRoute } from "../core/public_route.ts";
+import {
+  actAsContractor,
+  type ContractorAction,
+  type ContractorOutcome,
+  visitPhotosMax,
+} from "./contractor_actions.ts";
+import {
+  contractorNoticeHtml,
+  contractorOrderHtml,
+  contractorPage,
+  type PagePhoto,
+  statusWords,
+} from "./contractor_page.ts";
+import { repairPhotoBytes, repairPhotos } from "./photo_queries.ts";
 import { type ContractorView, contractorViewByHash } from "./contractor_queries.ts";
 import { CrossSiteRequest } from "./errors.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
+import { checkPhotos, type Photo, PhotoRejected, photoMaxBytes } from "./photos.ts";
 import { crossSite, tokenHashPrefix } from "./portal_routes.ts";
 
 /** The shape of a token the service mints (32 bytes in base64url). */
@@ -75,17 +89,81 @@ export const contractorOrder: PublicRoute = {
   async handle(req) {
     const view = await linkOf(req);
     if (view instanceof Response) return view;
-    return contractorPage(200, contractorOrderHtml(view), req.requestId);
+    return contractorPage(200, contractorOrderHtml(view, [], undefined, await pagePhotos(req, view)), req.requestId);
   },
 };
 
+/** The repair's photos as the order's page shows them: each behind the page's own link. */
+async function pagePhotos(req: PublicRequest, view: ContractorView): Promise<PagePhoto[]> {
+  const photos = (await repairPhotos(req.app.db, view.workspaceId, view.order.repairId)) ?? [];
+  const page = req.url.pathname.replace(/\/+$/, "");
+  return photos.map((p) => ({ url: `${page}/photos/${p.id}`, width: p.width, height: p.height, source: p.source }));
+}
+
+/**
+ * A photo of the link's repair: its bytes, never sniffed, stored or framed, sandboxed if opened alone. A photo of
+ * another repair, or unknown, is the page saying so (404).
+ */
+export const contractorPhoto: PublicRoute = {
+  id: "contractor.photo",
+  method: "GET",
+  path: "/contractor/:token/photos/:photoId",
+  budget,
+  refuse,
+  async handle(req) {
+    const view = await linkOf(req);
+    if (view instanceof Response) return view;
+    const photoId = req.params.photoId ?? "";
+    const photo = isId(photoId)
+      ? await repairPhotoBytes(req.app.db, view.workspaceId, view.order.repairId, photoId)
+      : undefined;
+    if (!photo) {
+      req.logged.error = "PhotoNotFound";
+      const text = "There is no such photo of this works order's repair.";
+      return contractorPage(404, contractorNoticeHtml("Photo not found", text), req.requestId);
+    }
+    return new Response(photo.bytes, {
+      headers: {
+        "content-type": photo.contentType,
+        "x-content-type-options": "nosniff",
+        "cache-control": "private, no-store",
+        "content-security-policy": "default-src 'none'; sandbox",
+        "cross-origin-resource-policy": "same-origin",
+        "referrer-policy": "no-referrer",
+        "x-request-id": req.requestId,
+      },
+    });
+  },
+};
+
+/** The fields of a form as read: a value by name (a file counts as none). */
+export interface FormFields {
+  get(name: string): string | null;
+}
+
+/** A Form's text fields (its files are read apart, by `uploadedFiles`). */
+const textFields = (form: Form): FormFields => ({
+  get: (name) => {
+    const value = form.get(name);
+    return typeof value === "string" ? value : null;
+  },
+});
+
+/**
+ * The files of a form's field, in order, without empty ones: a browser sends an empty part when no file was chosen
+ * (and an empty file is no photo).
+ */
+async function uploadedFiles(form: Form, name: string): Promise<Uint8Array[]> {
+  const files = form.getAll(name).filter((f) => typeof f !== "string" && f.size > 0);
+  return Promise.all(files.map((f) => (f as Blob).bytes()));
+}
+
 /** A form read: the action and the revision it was sent against, or what to fix. */
 export function readContractorForm(
-  body: string,
+  fields: FormFields,
   view: ContractorView,
   now = Date.now(),
 ): { action?: ContractorAction; revision?: number; problems: string[] } {
-  const fields = new URLSearchParams(body);
   const problems: string[] = [];
   const revisionText = fields.get("revision") ?? "";
   const revision = /^[1-9][0-9]{0,8}$/.test(revisionText) ? Number(revisionText) : undefined;
@@ -163,6 +241,34 @@ function notTaken(req: PublicRequest, view: ContractorView, outcome: Exclude<Con
   return contractorPage(409, contractorOrderHtml(current, [], notice), req.requestId);
 }
 
+/** What the photos' problems say, by PhotoRejected's reason. */
+const photoProblems: Record<PhotoRejected["fields"]["reason"], (n: number) => string> = {
+  empty: (n) => `Photo ${n} is empty.`,
+  too_large: (n) => `Photo ${n} is over 5 MB: please send a smaller one.`,
+  too_many: () => `Please send at most ${visitPhotosMax} photos.`,
+  not_jpeg_or_png: (n) => `Photo ${n} is not a JPEG or PNG image.`,
+};
+
+/**
+ * A visit's photos checked (JPEG or PNG by their bytes, 5 MiB each, at most visitPhotosMax); "no access" needs at
+ * least one, as evidence of what was tried. What is wrong goes to `problems`.
+ */
+function visitPhotos(files: Uint8Array[], kind: "attended" | "no_access" | "completed", problems: string[]): Photo[] {
+  try {
+    const photos = checkPhotos(files, visitPhotosMax);
+    if (kind === "no_access" && !photos.length)
+      problems.push("Please add at least one photo of what you tried when you could not get in.");
+    return photos;
+  } catch (error) {
+    if (!(error instanceof PhotoRejected)) throw error;
+    problems.push(photoProblems[error.fields.reason](error.fields.index + 1));
+    return [];
+  }
+}
+
+/** The most bytes a form may have: its photos and its text fields. */
+const formLimit = visitPhotosMax * photoMaxBytes + 256 * 1024;
+
 /** A form of the page: answered with a redirect to the page once taken, else the page saying why not. */
 export const contractorAct: PublicRoute = {
   id: "contractor.act",
@@ -170,16 +276,26 @@ export const contractorAct: PublicRoute = {
   path: "/contractor/:token",
   budget,
   refuse,
+  upload: { limit: formLimit },
   async handle(req) {
     if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
     const view = await linkOf(req);
     if (view instanceof Response) return view;
-    const { action, revision, problems } = readContractorForm(req.body ?? "", view);
-    if (!action || revision === undefined) {
+    const form = req.form!;
+    const { action, revision, problems } = readContractorForm(textFields(form), view);
+    const photos =
+      action?.kind === "attended" || action?.kind === "no_access" || action?.kind === "completed"
+        ? visitPhotos(await uploadedFiles(form, "photo"), action.kind, problems)
+        : [];
+    if (!action || revision === undefined || problems.length) {
       req.logged.error = "ValidationFailed";
-      return contractorPage(400, contractorOrderHtml(view, problems), req.requestId);
+      return contractorPage(
+        400,
+        contractorOrderHtml(view, problems, undefined, await pagePhotos(req, view)),
+        req.requestId,
+      );
     }
-    const outcome = await actAsContractor(req.app, req.app.db, view, action, revision, req.requestId);
+    const outcome = await actAsContractor(req.app, req.app.db, view, action, revision, req.requestId, photos);
     if (outcome.kind !== "done") return notTaken(req, view, outcome);
     req.app.log.info("contractor write", { requestId: req.requestId, worksOrderId: outcome.order.id });
     return new Response(null, {
@@ -190,4 +306,4 @@ export const contractorAct: PublicRoute = {
 };
 
 /** The contractor's public routes. */
-export const contractorRoutes: readonly PublicRoute[] = [contractorOrder, contractorAct];
+export const contractorRoutes: readonly PublicRoute[] = [contractorOrder, contractorAct, contractorPhoto];

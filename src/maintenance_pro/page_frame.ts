@@ -18,13 +18,17 @@ export interface PageFrame {
 
 /**
  * The frame of pages with `style`, a constant of the caller's module (a <style> body decodes no entities, so only a
- * constant may go there: `raw` takes no other string).
+ * constant may go there: `raw` takes no other string). With `images: "self"` the page may show images of its own
+ * origin (a repair's photos, served behind the page's own link); otherwise none.
  */
-export function pageFrame<S extends string>(style: string extends S ? never : S): PageFrame {
+export function pageFrame<S extends string>(
+  style: string extends S ? never : S,
+  options: { images?: "self" } = {},
+): PageFrame {
   const policy = [
     "default-src 'none'",
     `style-src 'sha256-${createHash("sha256").update(style).digest("base64")}'`,
-    "img-src 'none'",
+    options.images === "self" ? "img-src 'self'" : "img-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",

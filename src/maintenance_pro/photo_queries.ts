@@ -58,3 +58,16 @@ export async function repairPhotoData(
     where p.workspace_id = ${workspaceId} and p.repair_id = ${repairId} and p.id = ${photoId}`;
   return row;
 }
+
+/** One photo of a repair as bytes with its type, or undefined. */
+export async function repairPhotoBytes(
+  db: Db | Tx,
+  workspaceId: string,
+  repairId: string,
+  photoId: string,
+): Promise<{ contentType: string; bytes: Buffer } | undefined> {
+  const [row] = await db<{ contentType: string; bytes: Buffer }[]>`
+    select content_type, bytes from repair_photos
+    where workspace_id = ${workspaceId} and repair_id = ${repairId} and id = ${photoId}`;
+  return row;
+}

@@ -5,6 +5,9 @@
  * and best practices) and fits the phone. The app is served in process; the link's delivery is run as its job runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import axeCore, { type AxeResults, type RunOptions } from "axe-core";
 import type { Page } from "puppeteer-core";
 import { buildApp } from "../../src/app.ts";
@@ -17,7 +20,15 @@ import { harness } from "../support/harness.ts";
 import { contractorWorld } from "./contractor_fixtures.ts";
 import { expectStatus } from "./repair_fixtures.ts";
 
-declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
+declare const document: {
+  documentElement: { scrollWidth: number; clientWidth: number };
+  createElement(name: "canvas"): {
+    width: number;
+    height: number;
+    getContext(kind: "2d"): { fillStyle: string; fillRect(x: number, y: number, w: number, h: number): void } | null;
+    toDataURL(type: string): string;
+  };
+};
 declare const axe: { run(context: unknown, options: RunOptions): Promise<AxeResults> };
 const phone = { width: 375, height: 667, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
 
@@ -53,6 +64,23 @@ describe.skipIf(!haveChromium("contractor browser test"))(
       await axePage.setViewport(phone);
       await page.bringToFront();
     }, 120_000);
+    /** A JPEG of width × height made by Chromium's encoder (in the page that runs scripts). */
+    const jpegOfCanvas = async (width: number, height: number) => {
+      const url = await axePage.evaluate(
+        (w, h) => {
+          const canvas = document.createElement("canvas");
+          canvas.width = w;
+          canvas.height = h;
+          const g = canvas.getContext("2d")!;
+          g.fillStyle = "#a05030";
+          g.fillRect(0, 0, w, h);
+          return canvas.toDataURL("image/jpeg");
+        },
+        width,
+        height,
+      );
+      return Buffer.from(url.slice(url.indexOf(",") + 1), "base64");
+    };
     afterAll(async () => {
       await chrome?.close();
       server?.stop(true);
@@ -130,8 +158,24 @@ describe.skipIf(!haveChromium("contractor browser test"))(
 
       await page.click("#outcome-no_access");
       await page.type("#note", "Rang the bell and phoned the tenant twice, no answer");
+      // Without a photo, "no access" is not taken: the page says what is missing.
+      await submit("#visit");
+      expect(await page.$eval("[role=alert]", (el) => el.textContent ?? "")).toContain("at least one photo");
+      await page.click("#outcome-no_access");
+      await page.type("#note", "Rang the bell and phoned the tenant twice, no answer");
+      const photo = join(mkdtempSync(join(tmpdir(), "contractor-photo-")), "door.jpg");
+      writeFileSync(photo, await jpegOfCanvas(120, 90));
+      const input = await page.$("#photo");
+      await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(photo);
       await submit("#visit");
       expect(await status()).toBe("No access at the last visit: please agree a new appointment");
+      // The photo shows on the page, served behind the link and decoded by Chromium at its size.
+      const shown = await page.$eval("ul.photos img", (img) => [
+        (img as unknown as { naturalWidth: number }).naturalWidth,
+        (img as unknown as { naturalHeight: number }).naturalHeight,
+        img.getAttribute("alt"),
+      ]);
+      expect(shown).toEqual([120, 90, "Photo 1 of the repair, sent by a contractor"]);
       await checked("no access");
 
       await appointment(tomorrow, "12:00", "13:30");

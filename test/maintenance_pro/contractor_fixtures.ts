@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { tinyPng } from "./photo_fixtures.ts";
 import { buildApp } from "../../src/app.ts";
 import type { AppContext } from "../../src/core/operation.ts";
 import { createMailer, outboxDir } from "../../src/email/transport.ts";
@@ -32,12 +33,31 @@ export function contractorCalls(ctx: AppContext) {
     );
     return { status: res.status, text: await res.text(), headers: res.headers };
   };
-  const post = async (token: string, form: Record<string, string>, headers: Record<string, string> = sameSite) => {
+  /**
+   * Posts a form: urlencoded, or multipart with `photos` (by default a visit with no access carries one photo, the
+   * evidence it needs).
+   */
+  const post = async (
+    token: string,
+    form: Record<string, string>,
+    headers: Record<string, string> = sameSite,
+    photos: Uint8Array[] = form.outcome === "no_access" ? [tinyPng(4, 3)] : [],
+  ) => {
+    let body: string | FormData = new URLSearchParams(form).toString();
+    let type: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+    if (photos.length) {
+      const multipart = new FormData();
+      for (const [name, value] of Object.entries(form)) multipart.set(name, value);
+      for (const [i, bytes] of photos.entries())
+        multipart.append("photo", new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "image/png" }), `p${i}.png`);
+      body = multipart;
+      type = {};
+    }
     const res = await app.handle(
       new Request(`http://localhost/contractor/${token}`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", ...headers },
-        body: new URLSearchParams(form).toString(),
+        headers: { ...type, accept: "text/html", ...headers },
+        body,
       }),
     );
     return { status: res.status, text: await res.text(), headers: res.headers };

@@ -9,6 +9,7 @@ import { londonToday } from "../../src/core/dates.ts";
 import { contractorRoutes } from "../../src/maintenance_pro/contractor_routes.ts";
 import { harness } from "../support/harness.ts";
 import { contractorCalls, contractorWorld, deliverToOutbox, sameSite } from "./contractor_fixtures.ts";
+import { addPhotos } from "./photo_fixtures.ts";
 import { outboxContext } from "./portal_fixtures.ts";
 
 const h = await harness();
@@ -36,10 +37,13 @@ const state = () =>
     union all select 'repair', id, status, revision from repairs order by kind, id`;
 
 /** Calls every contractor route with `token`, each POST with each form (fields naming `decoy` added). */
-async function callEveryRoute(token: string, decoy: { id: string; workspaceId: string; revision: number }) {
+async function callEveryRoute(
+  token: string,
+  decoy: { id: string; workspaceId: string; revision: number; photoId: string },
+) {
   const answers: { route: string; status: number; text: string }[] = [];
   for (const route of contractorRoutes) {
-    const path = route.path.replace(":token", token);
+    const path = route.path.replace(":token", token).replace(":photoId", decoy.photoId);
     const bodies = route.method === "GET" ? [undefined] : forms;
     for (const form of bodies) {
       const body =
@@ -77,7 +81,9 @@ test("another order's token, another workspace's, or a made-up one never reach t
   const theirs = await contractorWorld(h);
   const foreign = await theirs.raise({ instructions: "An order of another workspace" });
   const foreignToken = await deliverToOutbox(ctx, theirs.world.ws.id, foreign.id);
-  const decoy = { id: target.id, workspaceId: ours.world.ws.id, revision: target.revision };
+  // A photo of the target's repair: a route naming it through another link finds nothing.
+  const [photo] = await addPhotos(db, { workspaceId: ours.world.ws.id, repairId: ours.repair.id }, [[6, 4]]);
+  const decoy = { id: target.id, workspaceId: ours.world.ws.id, revision: target.revision, photoId: photo!.id };
   const before = await state();
   const targetRow = () => state().then((rows) => rows.find((r) => r.id === target.id));
 
@@ -97,7 +103,8 @@ test("another order's token, another workspace's, or a made-up one never reach t
   ] as const) {
     for (const answer of await callEveryRoute(token, decoy)) {
       expect(answer.text).not.toContain("The order under attack");
-      if (answer.status === 200 || answer.status === 409 || answer.status === 400)
+      const isPage = !answer.route.includes(":photoId"); // a photo's answer is its bytes (checked below)
+      if (isPage && (answer.status === 200 || answer.status === 409 || answer.status === 400))
         expect(answer.text).toContain(`Works order ${own.reference}`);
     }
     expect(await targetRow()).toEqual(before.find((r) => r.id === target.id));
@@ -114,6 +121,13 @@ test("another order's token, another workspace's, or a made-up one never reach t
   const after = await state();
   expect(after.find((r) => r.id === target.id)).toEqual(before.find((r) => r.id === target.id));
   expect(after.find((r) => r.id === sibling.id)!.revision).toBeGreaterThan(1);
+  // A photo of the target's repair: another workspace's link finds none; a link to another order of the same repair
+  // shows it, as that order's page does.
+  const photoBy = (token: string) =>
+    app.handle(new Request(`http://localhost/contractor/${token}/photos/${photo!.id}`));
+  expect((await photoBy(foreignToken)).status).toBe(404);
+  expect((await photoBy(siblingToken)).status).toBe(200);
+  expect((await photoBy(targetToken)).status).toBe(200);
   // The target's own link still works.
   const own = await app.handle(new Request(`http://localhost/contractor/${targetToken}`));
   expect(own.status).toBe(200);
