@@ -44,6 +44,10 @@ const globalKeys: Record<string, string> = {
     "a landlord opens an invitation link by its token alone, before the workspace is known",
   "tenant_links.tenant_links_token_hash_key":
     "a tenant's link is found by its token's hash alone; the workspace slug in its URL is checked against it after",
+  "tenant_links.tenant_links_session_hash_key":
+    "a tenant's session cookie is found by its hash alone, as the link was; the link's row then names the workspace",
+  "contractor_links.contractor_links_token_hash_key":
+    "a contractor opens a works order's link by its token alone, before the workspace is known",
   "sms_numbers.sms_numbers_pkey":
     "an inbound SMS webhook names the number it was sent to: the number routes it to its workspace (one each)",
   "webhook_deliveries.webhook_deliveries_pkey":
