@@ -25,7 +25,7 @@ import { repairPhotoBytes, repairPhotos } from "./photo_queries.ts";
 import { type ContractorView, contractorViewByHash } from "./contractor_queries.ts";
 import { CrossSiteRequest } from "./errors.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
-import { checkPhotos, type Photo, PhotoRejected, photoMaxBytes } from "./photos.ts";
+import { type FormFields, formLimit, formPhotos, textFields } from "./page_forms.ts";
 import { crossSite, tokenHashPrefix } from "./portal_routes.ts";
 
 /** The shape of a token the service mints (32 bytes in base64url). */
@@ -136,28 +136,6 @@ export const contractorPhoto: PublicRoute = {
   },
 };
 
-/** The fields of a form as read: a value by name (a file counts as none). */
-export interface FormFields {
-  get(name: string): string | null;
-}
-
-/** A Form's text fields (its files are read apart, by `uploadedFiles`). */
-const textFields = (form: Form): FormFields => ({
-  get: (name) => {
-    const value = form.get(name);
-    return typeof value === "string" ? value : null;
-  },
-});
-
-/**
- * The files of a form's field, in order, without empty ones: a browser sends an empty part when no file was chosen
- * (and an empty file is no photo).
- */
-async function uploadedFiles(form: Form, name: string): Promise<Uint8Array[]> {
-  const files = form.getAll(name).filter((f) => typeof f !== "string" && f.size > 0);
-  return Promise.all(files.map((f) => (f as Blob).bytes()));
-}
-
 /** A form read: the action and the revision it was sent against, or what to fix. */
 export function readContractorForm(
   fields: FormFields,
@@ -241,33 +219,14 @@ function notTaken(req: PublicRequest, view: ContractorView, outcome: Exclude<Con
   return contractorPage(409, contractorOrderHtml(current, [], notice), req.requestId);
 }
 
-/** What the photos' problems say, by PhotoRejected's reason. */
-const photoProblems: Record<PhotoRejected["fields"]["reason"], (n: number) => string> = {
-  empty: (n) => `Photo ${n} is empty.`,
-  too_large: (n) => `Photo ${n} is over 5 MB: please send a smaller one.`,
-  too_many: () => `Please send at most ${visitPhotosMax} photos.`,
-  not_jpeg_or_png: (n) => `Photo ${n} is not a JPEG or PNG image.`,
-};
-
-/**
- * A visit's photos checked (JPEG or PNG by their bytes, 5 MiB each, at most visitPhotosMax); "no access" needs at
- * least one, as evidence of what was tried. What is wrong goes to `problems`.
- */
-function visitPhotos(files: Uint8Array[], kind: "attended" | "no_access" | "completed", problems: string[]): Photo[] {
-  try {
-    const photos = checkPhotos(files, visitPhotosMax);
-    if (kind === "no_access" && !photos.length)
-      problems.push("Please add at least one photo of what you tried when you could not get in.");
-    return photos;
-  } catch (error) {
-    if (!(error instanceof PhotoRejected)) throw error;
-    problems.push(photoProblems[error.fields.reason](error.fields.index + 1));
-    return [];
-  }
+/** A visit's photos checked; "no access" needs at least one, as evidence of what was tried. */
+async function visitPhotos(form: Form, kind: "attended" | "no_access" | "completed", problems: string[]) {
+  const before = problems.length;
+  const photos = await formPhotos(form, visitPhotosMax, problems);
+  if (kind === "no_access" && !photos.length && problems.length === before)
+    problems.push("Please add at least one photo of what you tried when you could not get in.");
+  return photos;
 }
-
-/** The most bytes a form may have: its photos and its text fields. */
-const formLimit = visitPhotosMax * photoMaxBytes + 256 * 1024;
 
 /** A form of the page: answered with a redirect to the page once taken, else the page saying why not. */
 export const contractorAct: PublicRoute = {
@@ -276,7 +235,7 @@ export const contractorAct: PublicRoute = {
   path: "/contractor/:token",
   budget,
   refuse,
-  upload: { limit: formLimit },
+  upload: { limit: formLimit(visitPhotosMax) },
   async handle(req) {
     if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
     const view = await linkOf(req);
@@ -285,7 +244,7 @@ export const contractorAct: PublicRoute = {
     const { action, revision, problems } = readContractorForm(textFields(form), view);
     const photos =
       action?.kind === "attended" || action?.kind === "no_access" || action?.kind === "completed"
-        ? visitPhotos(await uploadedFiles(form, "photo"), action.kind, problems)
+        ? await visitPhotos(form, action.kind, problems)
         : [];
     if (!action || revision === undefined || problems.length) {
       req.logged.error = "ValidationFailed";

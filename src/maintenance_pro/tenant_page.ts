@@ -9,6 +9,7 @@ import { pageFrame } from "./page_frame.ts";
 import type { ClockKind } from "./clocks.ts";
 import { categories, type Repair } from "./repair_schema.ts";
 import type { TenantLinkView } from "./tenant_queries.ts";
+import { reportPhotosMax } from "./tenant_report.ts";
 
 /** The pages' only style, inline and named by its hash in the policy. */
 const style = `html { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; color: #1f2328; }
@@ -188,7 +189,7 @@ export function tenancyHtml(
     html`<p>${view.unitLabel}, ${view.propertyLabel}, with <strong>${view.workspaceName}</strong>.</p>
 <h2>Report a repair</h2>
 ${problems.length ? html`<div role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ""}
-<form method="post">
+<form method="post" enctype="multipart/form-data">
 <input type="hidden" name="formKey" value="${formKey}">
 <label for="category">What is wrong</label>
 <select id="category" name="category" required><option value="">Choose one</option>${options}</select>
@@ -202,6 +203,8 @@ ${problems.length ? html`<div role="alert"><ul>${problems.map((p) => html`<li>${
 <input type="radio" id="risk-no" name="risk" value="no"><label class="inline" for="risk-no">No</label>
 <div class="emergency" id="emergency">${emergencyNumbers}</div>
 </fieldset>
+<label for="photo">Photos (optional): up to ${String(reportPhotosMax)}, JPEG or PNG, 5 MB each</label>
+<input type="file" id="photo" name="photo" accept="image/jpeg,image/png" multiple>
 <button type="submit">Send the report</button>
 </form>
 <h2>Repairs you reported</h2>

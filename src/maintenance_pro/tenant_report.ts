@@ -4,7 +4,7 @@
  * (the button pressed twice, the page sent again) creates one repair and answers it again; its reference is sent to
  * the tenant once (tenant_reference.ts).
  */
-import { ulid } from "ulid";
+import { monotonicFactory, ulid } from "ulid";
 import { recordActivity } from "../core/activity.ts";
 import type { Db, Tx } from "../core/db.ts";
 import { idempotent } from "../core/idempotency.ts";
@@ -13,12 +13,21 @@ import { recordEvent } from "../events/record.ts";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
 import { repairReported } from "./events.ts";
 import { portalActor } from "./portal_access.ts";
+import type { FormFields } from "./page_forms.ts";
+import { insertPhotos } from "./photo_queries.ts";
+import type { Photo } from "./photos.ts";
 import { insertRepair } from "./queries.ts";
 import { repairAnswer, storedDues } from "./repair_rules.ts";
 import { categories, type Repair } from "./repair_schema.ts";
 import { ensureTenantLinkQueue, tenantLinkQueue } from "./tenant_link.ts";
 import { insertRepairNotice, type TenantLinkView } from "./tenant_queries.ts";
 import type { TenantReferenceJob } from "./tenant_reference.ts";
+
+/** The most photos a report may carry. */
+export const reportPhotosMax = 5;
+
+/** Ids that grow within a process: a report's photos, stored at one instant, keep the order they were sent in. */
+const photoId = monotonicFactory();
 
 /** What the tenant's form sends, as read from it. */
 export interface TenantReportForm {
@@ -31,8 +40,7 @@ export interface TenantReportForm {
 }
 
 /** The form's fields read and checked; a list of what to fix when something is missing. */
-export function readReportForm(body: string): { form?: TenantReportForm; problems: string[] } {
-  const fields = new URLSearchParams(body);
+export function readReportForm(fields: FormFields): { form?: TenantReportForm; problems: string[] } {
   const problems: string[] = [];
   const category = fields.get("category") ?? "";
   if (!(categories as readonly string[]).includes(category)) problems.push("Please choose what is wrong.");
@@ -62,6 +70,7 @@ export async function reportByTenant(
   view: TenantLinkView,
   form: TenantReportForm,
   requestId: string,
+  photos: readonly Photo[] = [],
 ): Promise<Repair> {
   const now = new Date().toISOString();
   const calendar = await currentWorkingCalendar(db);
@@ -111,6 +120,12 @@ export async function reportByTenant(
       requestId,
       actor: portalActor,
     });
+    // The photos, kept with the repair in its transaction (ids in the order they were sent).
+    await insertPhotos(
+      tx,
+      { workspaceId, repairId: repair.id, worksOrderId: null, source: "tenant" },
+      photos.map((photo) => ({ ...photo, id: photoId() })),
+    );
     // The tenant gets the reference by email (and SMS) too: a job sends it once (tenant_reference.ts).
     await insertRepairNotice(tx, { workspaceId, repairId: repair.id, contactId: view.contactId });
     const job: TenantReferenceJob = { kind: "reference", workspaceId, repairId: repair.id };

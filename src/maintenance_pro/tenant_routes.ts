@@ -25,7 +25,8 @@ import { ulid } from "ulid";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
 import { tenancyRepairRows } from "./queries.ts";
 import { repairAnswer } from "./repair_rules.ts";
-import { readReportForm, reportByTenant } from "./tenant_report.ts";
+import { formLimit, formPhotos, textFields } from "./page_forms.ts";
+import { readReportForm, reportByTenant, reportPhotosMax } from "./tenant_report.ts";
 import {
   reportWorkspace,
   spendTenantLink,
@@ -281,16 +282,18 @@ export const reportByLink: PublicRoute = {
   path: "/report/:slug/repairs",
   budget,
   refuse,
+  upload: { limit: formLimit(reportPhotosMax) },
   async handle(req) {
     if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
     const view = await sessionLink(req);
     if (view instanceof Response) return view;
-    const { form, problems } = readReportForm(req.body ?? "");
-    if (!form) {
+    const { form, problems } = readReportForm(textFields(req.form!));
+    const photos = await formPhotos(req.form!, reportPhotosMax, problems);
+    if (!form || problems.length) {
       req.logged.error = "ValidationFailed";
       return tenantPage(400, await tenancyPage(req, view, problems), req.requestId);
     }
-    const repair = await reportByTenant(req.app, req.app.db, view, form, req.requestId);
+    const repair = await reportByTenant(req.app, req.app.db, view, form, req.requestId, photos);
     req.app.log.info("tenant report", { requestId: req.requestId, repairId: repair.id });
     return tenantPage(200, reportedHtml(repair, form.atRisk, tenantRepairsPath(view.workspaceSlug)), req.requestId);
   },

@@ -11,6 +11,7 @@ import { createMailer, outboxDir } from "../../src/email/transport.ts";
 import { deliverTenantLinks } from "../../src/maintenance_pro/tenant_link.ts";
 import { harness } from "../support/harness.ts";
 import { parseEmail } from "../email/smtp.ts";
+import { tinyPng } from "./photo_fixtures.ts";
 import { outboxContext } from "./portal_fixtures.ts";
 
 const h = await harness();
@@ -179,4 +180,66 @@ test("the page says what must happen by when, what was done, and the portal's wr
   const after = await get(t.path, t.cookie);
   expect(after.text).toContain("Written summary sent");
   expect(after.text).toContain(summary);
+});
+
+/** Sends the report form as the page does with files chosen: multipart, each file a `photo` part. */
+const sendWithPhotos = async (path: string, cookie: string, form: Record<string, string>, photos: Uint8Array[]) => {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(form)) body.set(name, value);
+  for (const [i, bytes] of photos.entries())
+    body.append("photo", new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "image/jpeg" }), `IMG_${i}.jpg`);
+  const res = await app.handle(
+    new Request(`http://localhost${path}`, {
+      method: "POST",
+      headers: { accept: "text/html", cookie, ...sameSite },
+      body,
+    }),
+  );
+  return { status: res.status, text: await res.text() };
+};
+
+test("photos come with the report, up to 5, known by their bytes; a refused one makes no repair", async () => {
+  const t = await linked();
+  const filled = (formKey: string) => ({
+    formKey,
+    category: "damp_mould",
+    location: "Bedroom",
+    description: "Black mould on the wall",
+    risk: "no",
+  });
+  const page = await get(t.path, t.cookie);
+  expect(page.text).toContain('enctype="multipart/form-data"');
+  expect(page.text).toContain('name="photo" accept="image/jpeg,image/png" multiple');
+  const notImage = await sendWithPhotos(t.path, t.cookie, filled(formKeyOf(page.text)), [
+    tinyPng(),
+    new TextEncoder().encode("<svg onload=alert(1)>"),
+  ]);
+  expect([notImage.status, notImage.text.includes("Photo 2 is not a JPEG or PNG image.")]).toEqual([400, true]);
+  const six = await sendWithPhotos(
+    t.path,
+    t.cookie,
+    filled(formKeyOf(page.text)),
+    Array.from({ length: 6 }, () => tinyPng()),
+  );
+  expect([six.status, six.text.includes("Please send at most 5 photos.")]).toEqual([400, true]);
+  expect(await repairsOf(t.tenancyId)).toHaveLength(0);
+
+  const key = formKeyOf(page.text);
+  const sent = await sendWithPhotos(t.path, t.cookie, filled(key), [tinyPng(30, 20), tinyPng(10, 40)]);
+  expect(sent.status).toBe(200);
+  // Sent again (a double submit): the same repair, no more photos.
+  expect((await sendWithPhotos(t.path, t.cookie, filled(key), [tinyPng(30, 20), tinyPng(10, 40)])).status).toBe(200);
+  const [repair] = await repairsOf(t.tenancyId);
+  const listed = await h.request("GET", `/maintenance-pro/repairs/${repair!.id}/photos`, { key: ws.key });
+  expect(
+    listed.body.map((p: { width: number; height: number; source: string; contentType: string }) => [
+      p.width,
+      p.height,
+      p.source,
+      p.contentType,
+    ]),
+  ).toEqual([
+    [30, 20, "tenant", "image/png"],
+    [10, 40, "tenant", "image/png"],
+  ]);
 });
