@@ -37,7 +37,8 @@ const linkPattern = new RegExp(`${portal.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
 async function delivered(address: string, n = 1) {
   const message = await eventually(async () => smtp.to(address)[n - 1], `email ${n} to ${address}`);
   const email = parseEmail(message.raw);
-  const token = linkPattern.exec(email.text ?? "")?.[1]!;
+  const token = linkPattern.exec(email.text ?? "")?.[1];
+  if (!token) throw new Error(`no link in email ${n} to ${address}`);
   const hash = hashInvitationToken(token);
   await eventually(
     async () => (await db`select 1 from portal_invitations where token_hash = ${hash}`)[0],
