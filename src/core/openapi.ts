@@ -186,7 +186,7 @@ function operationObject(op: Operation) {
 const etagHeader = {
   description:
     "A strong entity tag of this answer's body (it differs whenever the content, or what this key may see of it, " +
-    "differs; a compressed answer's names its coding, `\"…-gzip\"`). Send it back in `If-None-Match`, with the " +
+    'differs; a compressed answer\'s names its coding, `"…-gzip"`). Send it back in `If-None-Match`, with the ' +
     "same `Accept-Encoding`, to get 304 while nothing changed.",
   schema: { type: "string" },
 };
