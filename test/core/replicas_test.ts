@@ -123,10 +123,15 @@ describe.skipIf(!present)("three replicas behind HAProxy and PgBouncer", () => {
     });
     const statuses = new Map<number, number>();
     const started = performance.now();
-    const until = started + 3000;
+    // At least 3 s, and until the budget was spent and refused (a loaded machine needs longer), at most 40 s.
+    const done = () => {
+      const spent = performance.now() - started;
+      const proven = (statuses.get(200) ?? 0) >= perMinute && (statuses.get(429) ?? 0) > 0;
+      return spent >= 40_000 || (spent >= 3000 && proven);
+    };
     await Promise.all(
       Array.from({ length: 24 }, async () => {
-        while (performance.now() < until) {
+        while (!done()) {
           const res = await call(k.key, "GET", "/compliance/block-profiles");
           await res.arrayBuffer();
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -139,7 +144,7 @@ describe.skipIf(!present)("three replicas behind HAProxy and PgBouncer", () => {
     expect(admitted).toBeGreaterThanOrEqual(perMinute);
     expect(admitted).toBeLessThanOrEqual(perMinute + (perMinute / 60) * elapsed);
     expect(statuses.get(429) ?? 0).toBeGreaterThan(0);
-  }, 30_000);
+  }, 70_000);
 
   test("each invitation email and each SMS is sent once, whichever replica's worker takes it", async () => {
     const ws = await h.workspace();
