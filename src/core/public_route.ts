@@ -28,6 +28,8 @@ export interface PublicRequest {
   body: string | null;
   /** An upload route's form (multipart/form-data or urlencoded, read by Bun's own parser); null otherwise. */
   form: Form | null;
+  /** What an upload route's `admit` answered (what it found of the request); null for other routes. */
+  admitted: unknown;
   requestId: string;
   /** The client's address (see core/client_address.ts). */
   clientAddress: string;
@@ -56,7 +58,15 @@ export interface PublicRoute {
    * An upload route (a form with files): its body is read as bytes, up to `limit` (413 above it), and parsed as a
    * form. Other routes read at most the API's 64 KiB, as text.
    */
-  upload?: { limit: number };
+  upload?: {
+    limit: number;
+    /**
+     * Runs before the body is read (with `body` and `form` still null): the route's checks that need no body (its
+     * link or session, cross-site posts), so that no large body is read for a request that would be refused. A
+     * Response answered is the answer; anything else reaches `handle` as `req.admitted`.
+     */
+    admit?: (req: PublicRequest) => Promise<unknown>;
+  };
   /** The answer; a thrown AppError is answered by `refuse`, anything else as asAppError says. */
   handle: (req: PublicRequest) => Promise<Response>;
   /** How a refusal is answered (default: the tagged error as JSON). The portal answers people with a page. */
@@ -101,8 +111,8 @@ async function jsonTag(response: Response): Promise<string | null> {
 }
 
 /**
- * Answers a request for a public route: Host, budget (RateLimited with Retry-After when spent), body (413 over
- * 64 KiB, 408 past the deadline), then the route. `socketAddress` is the peer of the connection, when there is one.
+ * Answers a request for a public route: Host, budget (RateLimited with Retry-After when spent), an upload route's
+ * admission, body (413 over 64 KiB or the upload's limit, 408 past the deadline), then the route. `socketAddress` is the peer of the connection, when there is one.
  */
 export async function answerPublic(
   app: AppContext,
@@ -120,6 +130,12 @@ export async function answerPublic(
     workspaceId: logged.workspaceId ?? null,
   });
   let bucket: string | null = null;
+  const answered = async (response: Response): Promise<PublicOutcome> => ({
+    response,
+    error: response.status >= 400 ? (logged.error ?? (await jsonTag(response))) : null,
+    bucket,
+    workspaceId: logged.workspaceId ?? null,
+  });
   try {
     const url = urlOf(request);
     if (!url) return refuse(hostInvalid());
@@ -131,8 +147,23 @@ export async function answerPublic(
       Object.assign(error.headers, rateLimitHeaders(state));
       return refuse(error);
     }
-    let body: string | null = null;
-    let form: Form | null = null;
+    const req: PublicRequest = {
+      app,
+      request,
+      url,
+      params,
+      body: null,
+      form: null,
+      admitted: null,
+      requestId,
+      clientAddress: address,
+      logged,
+    };
+    if (route.upload?.admit) {
+      const admitted = await route.upload.admit(req);
+      if (admitted instanceof Response) return answered(admitted);
+      req.admitted = admitted;
+    }
     if (request.method !== "GET" && request.method !== "HEAD") {
       const limit = route.upload?.limit ?? bodyLimit;
       const read = route.upload
@@ -142,13 +173,10 @@ export async function answerPublic(
         return refuse(bodyNotArrived(read.kind, app.config.bodyTimeoutMs));
       }
       if (read.kind === "tooLarge") return refuse(new PayloadTooLarge({ limit }));
-      if (read.kind === "text") body = read.text;
-      else form = await formOf(request, read.bytes);
+      if (read.kind === "text") req.body = read.text;
+      else req.form = await formOf(request, read.bytes);
     }
-    const req = { app, request, url, params, body, form, requestId, clientAddress: address, logged };
-    const response = await route.handle(req);
-    const error = response.status >= 400 ? (logged.error ?? (await jsonTag(response))) : null;
-    return { response, error, bucket, workspaceId: logged.workspaceId ?? null };
+    return answered(await route.handle(req));
   } catch (error) {
     return refuse(asAppError(app, error, requestId, route.id));
   }

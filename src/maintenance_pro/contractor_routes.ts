@@ -235,11 +235,16 @@ export const contractorAct: PublicRoute = {
   path: "/contractor/:token",
   budget,
   refuse,
-  upload: { limit: formLimit(visitPhotosMax) },
+  upload: {
+    limit: formLimit(visitPhotosMax),
+    // Before the body (up to ~15 MB) is read: a cross-site post or a link that opens nothing reads none of it.
+    admit: async (req) => {
+      if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
+      return linkOf(req);
+    },
+  },
   async handle(req) {
-    if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
-    const view = await linkOf(req);
-    if (view instanceof Response) return view;
+    const view = req.admitted as ContractorView;
     const form = req.form!;
     const { action, revision, problems } = readContractorForm(textFields(form), view);
     const photos =

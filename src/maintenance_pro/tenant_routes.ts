@@ -282,11 +282,16 @@ export const reportByLink: PublicRoute = {
   path: "/report/:slug/repairs",
   budget,
   refuse,
-  upload: { limit: formLimit(reportPhotosMax) },
+  upload: {
+    limit: formLimit(reportPhotosMax),
+    // Before the body (up to ~25 MB) is read: a cross-site post or a request without a session reads none of it.
+    admit: async (req) => {
+      if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
+      return sessionLink(req);
+    },
+  },
   async handle(req) {
-    if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
-    const view = await sessionLink(req);
-    if (view instanceof Response) return view;
+    const view = req.admitted as TenantLinkView;
     const { form, problems } = readReportForm(textFields(req.form!));
     const photos = await formPhotos(req.form!, reportPhotosMax, problems);
     if (!form || problems.length) {

@@ -166,10 +166,17 @@ describe("upload routes", () => {
     method: "POST",
     path: "/upload/:name",
     budget: { name: (p) => `upload/${p.name}`, perMinute: () => 100 },
-    upload: { limit: 200 * 1024 },
+    upload: {
+      limit: 200 * 1024,
+      // Before the body: a request without its pass is answered at once, its body never read.
+      admit: async (req) =>
+        req.request.headers.get("x-pass") === "no"
+          ? new Response("no pass", { status: 401 })
+          : { name: req.params.name },
+    },
     async handle(req) {
       const files = req.form!.getAll("photo").map((f) => (typeof f === "string" ? f.length : f.size));
-      return Response.json({ body: req.body, note: req.form!.get("note"), files });
+      return Response.json({ body: req.body, note: req.form!.get("note"), files, admitted: req.admitted });
     },
   };
   const served = buildApp(h.ctx, { publicRoutes: [upload] });
@@ -186,7 +193,25 @@ describe("upload routes", () => {
   test("a multipart form with files over 64 KiB reaches the route read by Bun's form parser", async () => {
     const res = await fetch(`${base}/upload/a`, { method: "POST", body: form([90 * 1024, 80 * 1024]) });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ body: null, note: "Mould by the window", files: [90 * 1024, 80 * 1024] });
+    expect(await res.json()).toEqual({
+      body: null,
+      note: "Mould by the window",
+      files: [90 * 1024, 80 * 1024],
+      admitted: { name: "a" },
+    });
+  });
+
+  test("a request its admission refuses is answered before its body is read: no 413, no wait for the body", async () => {
+    const over = await fetch(`${base}/upload/a`, {
+      method: "POST",
+      body: form([150 * 1024, 60 * 1024]),
+      headers: { "x-pass": "no" },
+    });
+    expect([over.status, await over.text()]).toEqual([401, "no pass"]);
+    // A body that never ends: read, it would be 408 at the body deadline.
+    const endless = new ReadableStream({ start: (c) => c.enqueue(new Uint8Array(10)) });
+    const refused = await fetch(`${base}/upload/a`, { method: "POST", body: endless, headers: { "x-pass": "no" } });
+    expect(refused.status).toBe(401);
   });
 
   test("over the route's limit is 413 with its limit, declared or chunked; a non-form or broken body is 400", async () => {
@@ -217,7 +242,7 @@ describe("upload routes", () => {
     });
     expect([broken.status, ((await broken.json()) as { _tag: string })._tag]).toEqual([400, "RequestInvalid"]);
     const urlencoded = await fetch(`${base}/upload/a`, { method: "POST", body: new URLSearchParams({ note: "hi" }) });
-    expect(await urlencoded.json()).toEqual({ body: null, note: "hi", files: [] });
+    expect(await urlencoded.json()).toEqual({ body: null, note: "hi", files: [], admitted: { name: "a" } });
   });
 });
 

@@ -95,6 +95,35 @@ describe("a visit's photos", () => {
     }
   });
 
+  test("a post to a link that opens nothing, or from another site, is refused before its body is read", async () => {
+    const o = await scheduled();
+    const huge = new Uint8Array(20 * 1024 * 1024); // over the form's limit: read, it would be 413
+    const madeUp = await app.handle(
+      new Request(`http://localhost/contractor/${Buffer.alloc(32, 7).toString("base64url")}`, {
+        method: "POST",
+        headers: { "content-type": "multipart/form-data; boundary=x", ...sameSite },
+        body: huge,
+      }),
+    );
+    expect(madeUp.status).toBe(404);
+    const crossSite = await app.handle(
+      new Request(`http://localhost/contractor/${o.token}`, {
+        method: "POST",
+        headers: { "content-type": "multipart/form-data; boundary=x", "sec-fetch-site": "cross-site" },
+        body: huge,
+      }),
+    );
+    expect(crossSite.status).toBe(403);
+    const sameLink = await app.handle(
+      new Request(`http://localhost/contractor/${o.token}`, {
+        method: "POST",
+        headers: { "content-type": "multipart/form-data; boundary=x", ...sameSite },
+        body: huge,
+      }),
+    );
+    expect(sameLink.status).toBe(413);
+  });
+
   test("completed takes photos too, and none is needed", async () => {
     const o = await scheduled();
     expect((await o.visit({ outcome: "completed", note: "Made safe" }, [])).status).toBe(303);
