@@ -112,7 +112,8 @@ async function jsonTag(response: Response): Promise<string | null> {
 
 /**
  * Answers a request for a public route: Host, budget (RateLimited with Retry-After when spent), an upload route's
- * admission, body (413 over 64 KiB or the upload's limit, 408 past the deadline), then the route. `socketAddress` is the peer of the connection, when there is one.
+ * admission, body (413 over 64 KiB or the upload's limit, 408 past the deadline), then the route. `socketAddress` is
+ * the peer of the connection, when there is one.
  */
 export async function answerPublic(
   app: AppContext,
