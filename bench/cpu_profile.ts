@@ -2,8 +2,9 @@
  * CPU a request of one scenario, one request at a time through app.handle on a seeded database
  * (`bun bench/cpu_profile.ts`): the service's CPU (this process) and the Postgres backend's (the pool's one
  * connection, read from /proc/<pid>/schedstat), so other processes on the machine do not count. PROFILE: agenda
- * (default), agendaStored (20 such pages over and over: each served from stored days), agendaComputed (pages that
- * are not whole days: computed), agendaFirst (each member of staff's weeks once: computed and stored), agendaOne (the same with limit=1: the fixed cost), hazard (GET hazard settings: a small read), handover
+ * (default), agendaStored (20 such pages over and over: each served from stored days), agendaComputed (pages with
+ * includeCancelled=true, a filter no stored day holds: computed), agendaUtc (weeks from UTC midnights: cut from the
+ * stored days), agendaFirst (each member of staff's weeks once: computed and stored), agendaOne (the same with limit=1: the fixed cost), hazard (GET hazard settings: a small read), handover
  * (stored rows), handoverFirst (computing and storing rows), createCompany, repairsDue (the due list's pages, walked
  * first: bench/repairs_due.ts), createRepair. BENCH_SCALE (1), N (400). KEEP=1 keeps
  * the seeded database (its URL is printed); PROFILE_DB=<that URL> reuses it instead of seeding. CONCURRENCY=C (1)

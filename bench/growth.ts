@@ -16,6 +16,7 @@ export const readScenarios = [
   "agendaFirst",
   "agenda",
   "agendaComputed",
+  "agendaUtc",
   "duplicateCheck",
   "repairsDue",
 ] as const;
