@@ -272,6 +272,77 @@ describe("Quick start", () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+
+  // After the repairs walkthrough, whose answers are those of the demo as made (R-1088 breached, the next R-1091).
+  const api = (path: string) => fetch(`http://localhost:${port}${path}`, { headers: { "x-api-key": key } });
+  /** The sh blocks of a section, each as its lines. */
+  const shBlocksIn = (heading: string) =>
+    codeBlocksIn(heading)
+      .filter((b) => b.language === "sh")
+      .map((b) => b.text.split("\n").filter((l) => l.trim()));
+  /** A line standing in for the reader's moment of waiting: until the outbox holds `file` (a glob). */
+  const untilEmailed = (file: string, after = 0) =>
+    `until [ "$(ls .data/outbox/${file} 2>/dev/null | wc -l)" -gt ${after} ]; do sleep 0.1; done`;
+
+  test("the tenant's walkthrough: link asked for, read from the outbox, Continue, her page, a report's reference", async () => {
+    const heading = "## The tenant's repair pages";
+    const [ask, rest] = shBlocksIn(heading);
+    const shown = codeBlocksIn(heading)
+      .find((b) => b.language === "text")!
+      .text.trim()
+      .split("\n");
+    // One shell, as a reader's terminal, waiting where the reader waits for the email.
+    const outbox = join(project, ".data", "outbox");
+    const links = existsSync(outbox) ? readdirSync(outbox).filter((f) => f.startsWith("tenant-link-")).length : 0;
+    const run = await sh([...ask!, untilEmailed("tenant-link-*.eml", links), ...rest!], { fill, env: commandEnv() });
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    const printed = run.stdout.replaceAll(`//localhost:${port}/`, "//localhost:3000/").trim().split("\n");
+    expect(printed[0]).toBe("If we found your tenancy, we have sent you a link by email or text message");
+    // The link's token and the report's reference are this run's.
+    expect(printed[1]).toMatch(/^http:\/\/localhost:3000\/report\/demo\/t\/[A-Za-z0-9_-]{43}$/);
+    expect(shown[0]).toStartWith("http://localhost:3000/report/demo/t/");
+    expect(printed[2]).toBe(shown[1]);
+    // Her repairs, newest first: the demo's, after those reported since (the repairs walkthrough's R-1091).
+    const demoRepairs = shown.slice(2, -1);
+    expect(printed.slice(3, -1).slice(-demoRepairs.length)).toEqual(demoRepairs);
+    const reference = printed.at(-1)!;
+    expect([reference, shown.at(-1)]).toEqual([expect.stringMatching(/^R-\d+$/), "R-1091"]);
+    // The agency sees it; its reference goes to her by email too.
+    const repairs = (await (await api("/maintenance-pro/repairs?tenancyId=ten-ashby-2b")).json()) as Record<
+      string,
+      unknown
+    >[];
+    const repair = repairs.find((r) => r.reference === reference);
+    expect(repair).toMatchObject({
+      channel: "portal",
+      category: "damp_mould",
+      location: "Bathroom",
+      reporter: { kind: "tenant", contactId: "con-chloe-martin" },
+    });
+    const noticed = await sh([untilEmailed(`tenant-reference-${repair!.id}.eml`)], { env: commandEnv() });
+    expect(noticed.code).toBe(0);
+  });
+
+  test("the contractor's walkthrough: raised, the link from the outbox, accepted, on the agenda, completed", async () => {
+    const heading = "## Works orders and the contractor's link";
+    const [raise, agree, visit] = shBlocksIn(heading);
+    const shown = codeBlocksIn(heading)
+      .filter((b) => b.language === "json")
+      .map((b) => JSON.parse(b.text));
+    const wait = untilEmailed("works-order-$wo.eml");
+    const run = await sh([...raise!, wait, ...agree!, ...visit!], { fill, env: commandEnv() });
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    // The link printed, and each form answered 303 back to the page (curl prints no newline after JSON).
+    expect(run.stdout).toMatch(new RegExp(`(^|[}\\]])http://localhost:${port}/contractor/[A-Za-z0-9_-]{43}\n`, "m"));
+    expect(run.stdout.match(/(^|[}\]])303\n/gm) ?? []).toHaveLength(3);
+    const answers = jsonValues(run.stdout);
+    expect(answers).toHaveLength(shown.length);
+    for (const [i, answer] of answers.entries())
+      expect([i, asShown(answer, shown[i])]).toEqual([i, asShown(shown[i], shown[i])]);
+    // The visit closed the agenda's event.
+    const agenda = (await (await api("/calendar/agenda?kind=repair_visit")).json()) as Record<string, unknown>[];
+    expect(agenda.map((e) => [e.subjectId, e.status])).toEqual([[(answers[0] as { id: string }).id, "completed"]]);
+  });
 });
 
 describe("First setup, against your own Postgres", () => {
