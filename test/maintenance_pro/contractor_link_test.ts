@@ -12,7 +12,7 @@ import { buildApp } from "../../src/app.ts";
 import { Jobs } from "../../src/core/jobs.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { ukTimeText } from "../../src/core/dates.ts";
-import { createMailer } from "../../src/email/transport.ts";
+import { createMailer, type Mailer } from "../../src/email/transport.ts";
 import {
   contractorLinkQueue,
   deliverContractorLink,
@@ -30,7 +30,15 @@ const h = await harness();
 const db = h.database.db;
 const smtp = await startSmtpServer();
 const ctx = outboxContext(h);
+// The tests' own SMTP mailers keep pooled connections open, which the server's close would wait out (30 s).
+const mailers: Mailer[] = [];
+const smtpMailer = (log = createLogger("silent")) => {
+  const mailer = createMailer(smtpConfig, log);
+  mailers.push(mailer);
+  return mailer;
+};
 afterAll(async () => {
+  for (const mailer of mailers) mailer.close();
   await smtp.close();
   rmSync(ctx.config.dataDir, { recursive: true, force: true });
 });
@@ -84,7 +92,7 @@ describe("the link email", () => {
       const stored = await db`select * from contractor_links where works_order_id = ${order.id}`;
       expect(JSON.stringify(stored)).not.toContain(token);
       // The job run again (a retry after a crash) sends nothing more.
-      const mailer = createMailer(smtpConfig, log);
+      const mailer = smtpMailer(log);
       const again = await deliverContractorLink({ ...h.ctx, config: smtpConfig }, mailer, jobs[0]!.data, {
         final: false,
       });
@@ -98,7 +106,7 @@ describe("the link email", () => {
   test("two runs of the job at once send one email (the ledger row is locked while sending)", async () => {
     const { world, raise, contractorEmail } = await contractorWorld(h);
     const order = await raise();
-    const mailer = createMailer(smtpConfig, createLogger("silent"));
+    const mailer = smtpMailer();
     const job = { workspaceId: world.ws.id, worksOrderId: order.id };
     const outcomes = await Promise.all([
       deliverContractorLink({ ...h.ctx, config: smtpConfig }, mailer, job, { final: false }),
@@ -143,7 +151,7 @@ describe("the link email", () => {
       }),
       200,
     );
-    const mailer = createMailer(smtpConfig, createLogger("silent"));
+    const mailer = smtpMailer();
     const deliver = (worksOrderId: string) =>
       deliverContractorLink(
         { ...h.ctx, config: smtpConfig },
