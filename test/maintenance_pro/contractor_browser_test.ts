@@ -132,9 +132,13 @@ describe.skipIf(!haveChromium("contractor browser test"))(
       const [job] = await db<{ data: { workspaceId: string; worksOrderId: string } }[]>`
         select l.job_id, j.data from contractor_links l join pgboss.job j on j.id = l.job_id
         where l.workspace_id = ${world.ws.id} and l.works_order_id = ${order.id}`;
-      expect(await deliverContractorLink(ctx, createMailer(ctx.config, ctx.log), job!.data, { final: false })).toBe(
-        "sent",
-      );
+      // Closed at once: its pooled connection would hold the SMTP server's close for 30 s.
+      const mailer = createMailer(ctx.config, ctx.log);
+      try {
+        expect(await deliverContractorLink(ctx, mailer, job!.data, { final: false })).toBe("sent");
+      } finally {
+        mailer.close();
+      }
       const [message] = smtp.to(contractorEmail);
       const link = /(http:\/\/\S+\/contractor\/[A-Za-z0-9_-]{43})/.exec(parseEmail(message!.raw).text ?? "")![1]!;
 
