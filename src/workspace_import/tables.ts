@@ -1,25 +1,14 @@
 /** The tables a workspace document writes, in write order, and how each one is upserted. */
+import { contactsTable } from "../contacts/table.ts";
+import type { ColumnType, RowOf, TableSpec } from "../core/table_spec.ts";
+import { repairsTable } from "../maintenance_pro/repair_table.ts";
 
-/** A column type as `jsonb_to_recordset` reads it. */
-export type ColumnType = "text" | "date" | "timestamptz" | "boolean" | "integer" | "bigint" | "jsonb" | "text[]";
+export type { ColumnType, TableSpec };
 
-/** How one table is upserted from document rows. */
-export interface TableSpec {
-  /** Columns identifying a row within the workspace. */
-  key: string[];
-  /** Every column written (key columns included) and its type. */
-  columns: Record<string, ColumnType>;
-  /** `revision` goes up by one when the row changes. */
-  revision?: boolean;
-  /** A column set to now() when the row changes. */
-  touch?: string;
-  /** Columns whose null in the document keeps the stored value (and means now() for a new row). */
-  keep?: string[];
-  /** The parent column of a nested list: the parent's rows the document does not list are deleted. */
-  parent?: string;
-}
-
-/** Every table the import writes, in an order that satisfies the foreign keys. */
+/**
+ * Every table the import writes, in an order that satisfies the foreign keys. A table an API write inserts into too
+ * is declared next to its feature (contactsTable, repairsTable), and both write through that one declaration.
+ */
 export const tables = {
   users: {
     key: ["id"],
@@ -27,38 +16,7 @@ export const tables = {
     keep: ["created_at"],
   },
   workspace_modules: { key: ["module_id"], columns: { module_id: "text" } },
-  contacts: {
-    key: ["id"],
-    columns: {
-      id: "text",
-      kind: "text",
-      name: "text",
-      email: "text",
-      mobile: "text",
-      address_line1: "text",
-      address_line2: "text",
-      address_town: "text",
-      address_postcode: "text",
-      overseas: "boolean",
-      roles: "text[]",
-      registration_number: "text",
-      registration_jurisdiction: "text",
-      website: "text",
-      notes: "text",
-      legacy_contact_id: "text",
-      name_norm: "text",
-      email_norm: "text",
-      email_canon: "text",
-      mobile_norm: "text",
-      postcode_norm: "text",
-      registration_norm: "text",
-      archived_at: "timestamptz",
-      created_at: "timestamptz",
-    },
-    revision: true,
-    touch: "updated_at",
-    keep: ["created_at"],
-  },
+  contacts: contactsTable,
   company_people: {
     key: ["company_id", "contact_id"],
     columns: { company_id: "text", contact_id: "text", role: "text", archived_at: "timestamptz" },
@@ -143,44 +101,7 @@ export const tables = {
     columns: { handover_id: "text", meter: "text", reading: "text", read_on: "date" },
     parent: "handover_id",
   },
-  repairs: {
-    key: ["id"],
-    columns: {
-      id: "text",
-      reference: "text",
-      status: "text",
-      property_id: "text",
-      unit_id: "text",
-      tenancy_id: "text",
-      title: "text",
-      description: "text",
-      location: "text",
-      category: "text",
-      reporter_kind: "text",
-      reporter_contact_id: "text",
-      reporter_name: "text",
-      channel: "text",
-      aware_at: "timestamptz",
-      hazard: "text",
-      hhsrs_hazard: "text",
-      regime: "text",
-      policy_version: "text",
-      triaged_at: "timestamptz",
-      triaged_by_user_id: "text",
-      triage_note: "text",
-      milestones: "jsonb",
-      access_attempts: "jsonb",
-      cancel_reason: "text",
-      cancelled_at: "timestamptz",
-      // Computed at the load from the clocks the repair has, with the working calendar (repair_records.ts).
-      open_due_at: "timestamptz",
-      open_due_last_at: "timestamptz",
-      created_at: "timestamptz",
-    },
-    revision: true,
-    touch: "updated_at",
-    keep: ["created_at"],
-  },
+  repairs: repairsTable,
   tasks: {
     key: ["id"],
     columns: {
@@ -446,28 +367,8 @@ export const tables = {
 /** A table the import writes. */
 export type TableName = keyof typeof tables;
 
-/** The value a column of each type takes in a planned row (null is SQL null). */
-interface ColumnValues {
-  text: string;
-  date: string;
-  timestamptz: string;
-  boolean: boolean;
-  integer: number;
-  bigint: number;
-  jsonb: unknown;
-  "text[]": string[];
-}
-
-/**
- * One planned row of a table: exactly its declared columns, each of its type or null, so that a misspelt or
- * missing column is a compile error rather than a NULL in COPY. Of several tables, any one of their rows.
- */
-export type Row<N extends TableName> = N extends TableName
-  ? { [C in keyof Columns<N>]: ColumnValue<Columns<N>[C]> | null }
-  : never;
-
-type Columns<N extends TableName> = (typeof tables)[N]["columns"];
-type ColumnValue<T> = T extends ColumnType ? ColumnValues[T] : never;
+/** One planned row of a table (RowOf: a misspelt or missing column is a compile error). Of several tables, any one. */
+export type Row<N extends TableName> = N extends TableName ? RowOf<(typeof tables)[N]> : never;
 
 /** Planned rows by table. */
 export type Rows = { [N in TableName]?: Row<N>[] };

@@ -1,0 +1,41 @@
+/** The repairs table's written columns (the import upserts them; reporting a repair inserts them). */
+import type { TableSpec } from "../core/table_spec.ts";
+
+export const repairsTable = {
+  key: ["id"],
+  columns: {
+    id: "text",
+    reference: "text",
+    status: "text",
+    property_id: "text",
+    unit_id: "text",
+    tenancy_id: "text",
+    title: "text",
+    description: "text",
+    location: "text",
+    category: "text",
+    reporter_kind: "text",
+    reporter_contact_id: "text",
+    reporter_name: "text",
+    channel: "text",
+    aware_at: "timestamptz",
+    hazard: "text",
+    hhsrs_hazard: "text",
+    regime: "text",
+    policy_version: "text",
+    triaged_at: "timestamptz",
+    triaged_by_user_id: "text",
+    triage_note: "text",
+    milestones: "jsonb",
+    access_attempts: "jsonb",
+    cancel_reason: "text",
+    cancelled_at: "timestamptz",
+    // Computed from the clocks the repair has, with the working calendar (clocks.ts; the import: repair_records.ts).
+    open_due_at: "timestamptz",
+    open_due_last_at: "timestamptz",
+    created_at: "timestamptz",
+  },
+  revision: true,
+  touch: "updated_at",
+  keep: ["created_at"],
+} satisfies TableSpec;
