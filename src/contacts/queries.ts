@@ -3,11 +3,13 @@ import type { Static } from "@sinclair/typebox";
 import { activityInsert, type ActivityEntry } from "../core/activity.ts";
 import type { Db, Tx } from "../core/db.ts";
 import { ledgerInsert, type LedgerKey } from "../core/idempotency.ts";
+import { rowInsert } from "../core/table_queries.ts";
 import { eventInsert, type EventInput } from "../events/record.ts";
 import { companyCreated } from "./events.ts";
 import type { CompanyFields } from "./company_fields.ts";
 import type { ContactNorms } from "./normalise.ts";
 import type { Candidate, Company } from "./schema.ts";
+import { contactRow, contactsTable } from "./table.ts";
 
 type Sql = Db | Tx;
 
@@ -54,20 +56,12 @@ export async function insertCompany(
   ledger?: LedgerKey,
   event?: Omit<EventInput<typeof companyCreated>, "data">,
 ): Promise<string> {
-  const n = f.norms;
+  const record = { id, kind: "company", legacyContactId: null, archivedAt: null, createdAt: null } as const;
   const answer = tx`select body from answer`;
   const evented = event ? eventInsert(tx, companyCreated, event, tx`(select body::jsonb from answer)`) : undefined;
   const [row] = await tx<{ body: string }[]>`
     with c as (
-      insert into contacts (
-        workspace_id, id, kind, name, email, mobile, address_line1, address_line2, address_town, address_postcode,
-        overseas, roles, registration_number, registration_jurisdiction, website, notes,
-        name_norm, email_norm, email_canon, mobile_norm, postcode_norm, registration_norm)
-      values (
-        ${workspaceId}, ${id}, 'company', ${f.name}, ${f.email}, ${f.mobile}, ${f.addressLine1}, ${f.addressLine2},
-        ${f.addressTown}, ${f.addressPostcode}, ${f.overseas}, ${f.roles}::text[], ${f.registrationNumber},
-        ${f.registrationJurisdiction}, ${f.website}, ${f.notes},
-        ${n.nameNorm}, ${n.emailNorm}, ${n.emailCanon}, ${n.mobileNorm}, ${n.postcodeNorm}, ${n.registrationNorm})
+      insert into contacts ${rowInsert(tx, contactsTable, workspaceId, contactRow(record, f))}
       returning *
     ), answer as (
       select (${companyJson(tx, false)})::text as body from c
