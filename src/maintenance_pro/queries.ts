@@ -4,8 +4,10 @@
  */
 import type postgres from "postgres";
 import type { Db, Tx } from "../core/db.ts";
+import { rowInsert, type NewRow } from "../core/table_queries.ts";
 import type { Repair, RepairAccessAttempt, RepairMilestone } from "./repair_schema.ts";
 import { invitationLifetimeDays } from "./invitation_token.ts";
+import { repairsTable } from "./repair_table.ts";
 
 /** The stored hazard settings of a workspace. */
 export interface HazardRow {
@@ -151,6 +153,41 @@ export interface NewRepair {
   createdAt: string;
 }
 
+/** A new repair's row; its reference, `R-<n>`, is the number insertRepair's statement counts. */
+function newRepairRow(tx: Tx, r: NewRepair): NewRow<typeof repairsTable> {
+  return {
+    id: r.id,
+    reference: tx`'R-' || (select last from counted)`,
+    status: r.status,
+    property_id: r.propertyId,
+    unit_id: r.unitId,
+    tenancy_id: r.tenancyId,
+    title: r.title,
+    description: r.description,
+    location: r.location,
+    category: r.category,
+    reporter_kind: r.reporter.kind,
+    reporter_contact_id: r.reporter.contactId,
+    reporter_name: r.reporter.name,
+    channel: r.channel,
+    aware_at: r.awareAt,
+    hazard: r.hazard,
+    hhsrs_hazard: r.hhsrsHazard,
+    regime: r.regime,
+    policy_version: r.policyVersion,
+    triaged_at: r.triagedAt,
+    triaged_by_user_id: r.triagedByUserId,
+    triage_note: null,
+    milestones: [],
+    access_attempts: [],
+    cancel_reason: null,
+    cancelled_at: null,
+    open_due_at: r.openDueAt,
+    open_due_last_at: r.openDueLastAt,
+    created_at: r.createdAt,
+  };
+}
+
 /**
  * Inserts a repair with the workspace's next reference, `R-<n>`. The number is taken by an update of the workspace's
  * counter row in the caller's transaction: it is taken only if the transaction commits, and concurrent creations
@@ -164,15 +201,10 @@ export async function insertRepair(tx: Tx, r: NewRepair): Promise<RepairRow> {
       on conflict (workspace_id) do update set last = c.last + 1
       returning last
     ), r as (
-      insert into repairs (
-        workspace_id, id, reference, status, property_id, unit_id, tenancy_id, title, description, location, category,
-        reporter_kind, reporter_contact_id, reporter_name, channel, aware_at, hazard, hhsrs_hazard, regime,
-        policy_version, triaged_at, triaged_by_user_id, revision, created_at, updated_at, open_due_at, open_due_last_at)
-      select ${r.workspaceId}, ${r.id}, 'R-' || counted.last, ${r.status}, ${r.propertyId}, ${r.unitId}, ${r.tenancyId},
-        ${r.title}, ${r.description}, ${r.location}, ${r.category}, ${r.reporter.kind}, ${r.reporter.contactId},
-        ${r.reporter.name}, ${r.channel}, ${r.awareAt}, ${r.hazard}, ${r.hhsrsHazard}, ${r.regime}, ${r.policyVersion},
-        ${r.triagedAt}, ${r.triagedByUserId}, 1, ${r.createdAt}, ${r.createdAt}, ${r.openDueAt}, ${r.openDueLastAt}
-      from counted
+      insert into repairs ${rowInsert(tx, repairsTable, r.workspaceId, newRepairRow(tx, r), {
+        revision: 1,
+        updated_at: r.createdAt,
+      })}
       returning *
     )
     select ${repairColumns(tx)} from r`;
