@@ -26,8 +26,9 @@ function planOf(spec: TableSpec) {
 /**
  * The columns and values of one new row, for `insert into <table> ${rowInsert(…)}`: `(workspace_id, <declared
  * columns>, <extra columns>) values (…)`, the same for every row of the table, so the statement stays one prepared
- * text. Each declared column is written as the import writes a new row: a jsonb value as JSON, a null `keep` column
- * as now(). `extra` gives columns the declaration leaves to the import's upsert (`revision`, `updated_at`).
+ * text. Each declared column is written as the import writes a new row: a jsonb value as its JSON text (a string
+ * too: the pool passes a string to json as it is), a null `keep` column as now(). `extra` gives columns the
+ * declaration leaves to the import's upsert (`revision`, `updated_at`).
  */
 export function rowInsert<S extends TableSpec>(
   sql: Db | Tx,
@@ -42,7 +43,13 @@ export function rowInsert<S extends TableSpec>(
     const column = columns[i]!;
     const value = (row as Record<string, unknown>)[column];
     values[column] =
-      value === null ? (keep.has(column) ? sql`now()` : null) : jsonb.has(column) ? sql.json(value as never) : value;
+      value === null
+        ? keep.has(column)
+          ? sql`now()`
+          : null
+        : jsonb.has(column)
+          ? sql.json(JSON.stringify(value) as never)
+          : value;
   }
   Object.assign(values, extra);
   return sql(values as never, [...columns, ...Object.keys(extra)]);
