@@ -2,8 +2,9 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Db, Tx } from "../core/db.ts";
+import type { ColumnType, TableSpec } from "../core/table_spec.ts";
 import type { Attributes, Target } from "./plan.ts";
-import { tables, type ColumnType, type Row, type TableName, type TableSpec } from "./tables.ts";
+import { tables, type Row, type TableName } from "./tables.ts";
 
 type Sql = Db | Tx;
 

@@ -1,9 +1,7 @@
 /** The tables a workspace document writes, in write order, and how each one is upserted. */
 import { contactsTable } from "../contacts/table.ts";
-import type { ColumnType, RowOf, TableSpec } from "../core/table_spec.ts";
+import type { RowOf, TableSpec } from "../core/table_spec.ts";
 import { repairsTable } from "../maintenance_pro/repair_table.ts";
-
-export type { ColumnType, TableSpec };
 
 /**
  * Every table the import writes, in an order that satisfies the foreign keys. A table an API write inserts into too

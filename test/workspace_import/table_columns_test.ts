@@ -1,12 +1,13 @@
 /**
- * The import's table declarations (src/workspace_import/tables.ts) against the migrated database: each declared
- * column exists with the declared type (a domain's base type), each key is a unique index, and every column a new
- * row needs (not null, no default) is declared, so the import's copy of the tables' columns cannot drift from sql/
- * unseen.
+ * The table declarations (src/workspace_import/tables.ts lists them all, contacts and repairs declared next to their
+ * feature) against the migrated database: each declared column exists with the declared type (a domain's base type),
+ * each key is a unique index, and every column a new row needs (not null, no default) is declared, so the columns the
+ * import and the API's inserts (rowInsert) write cannot drift from sql/ unseen.
  */
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
-import { tables, type ColumnType, type TableName } from "../../src/workspace_import/tables.ts";
+import type { ColumnType } from "../../src/core/table_spec.ts";
+import { tables, type TableName } from "../../src/workspace_import/tables.ts";
 
 const h = await harness();
 const db = h.database.db;
