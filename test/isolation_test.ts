@@ -201,6 +201,8 @@ describe("another workspace's ids in the path", () => {
       [
         ["maintenancePro.worksOrder", undefined],
         ["maintenancePro.cancelWorksOrder", { expectedRevision: 1, reason: "Not ours" }],
+        ["maintenancePro.checkOutWorksOrderKeySet", undefined],
+        ["maintenancePro.returnWorksOrderKeySet", undefined],
       ].map(([id, body]) => [
         id,
         {

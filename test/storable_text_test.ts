@@ -76,6 +76,8 @@ const valid: Record<string, Input> = {
     query: { repairId: "rep-1", contractorContactId: "con-1", status: "raised" },
   },
   "maintenancePro.cancelWorksOrder": { params: { id: "wo-1" }, query: {}, body: { expectedRevision: 1, reason: "No" } },
+  "maintenancePro.checkOutWorksOrderKeySet": { params: { id: "wo-1" }, query: {} },
+  "maintenancePro.returnWorksOrderKeySet": { params: { id: "wo-1" }, query: {} },
   "tasks.cancel": { params: { id: "task-1" }, query: {} },
   "compliance.blockProfiles": { params: {}, query: {} },
   "calendar.agenda": { params: {}, query: {} },

@@ -18,8 +18,10 @@ export const setReports = operation({
       "newest first",
     "(by reportedAt, then id). `cleared` is `null` until the report is cleared. `notWorking` is true while any " +
       "report is not",
-    "cleared. Lost key sets keep their reports. An unknown key set, and another workspace's, answer 404 " +
-      "`KeySetNotFound`.",
+    "cleared. Lost key sets keep their reports. A contractor reporting from the page of a works order naming the " +
+      "set makes a report of source kind `repair`, its id and label the repair's id and reference, `reportedBy` " +
+      "the contractor's name.",
+    "An unknown key set, and another workspace's, answer 404 `KeySetNotFound`.",
   ].join(" "),
   params: Type.Object({ id: Id }, { additionalProperties: false }),
   response: KeySetReports,

@@ -1,5 +1,6 @@
 /**
- * What the contractor does through the link of a works order: accept, decline, agree an appointment, record a visit.
+ * What the contractor does through the link of a works order: accept, decline, agree an appointment, record a visit,
+ * report that the order's key set does not work.
  * Each write moves the order along its statuses (orderShape in works_order_operations.ts) under the order's row lock,
  * writes on the repair what the agency would have written (a milestone or an access attempt, through the repair
  * writes' own functions), and records activity entries and events naming the contractor, in one transaction.
@@ -12,7 +13,12 @@ import type { EventType } from "../events/event_type.ts";
 import { type Actor, recordEvent } from "../events/record.ts";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
 import type { ClockContext } from "./clocks.ts";
-import { type ContractorView, closeRepairVisit, scheduleRepairVisit } from "./contractor_queries.ts";
+import {
+  type ContractorView,
+  closeRepairVisit,
+  insertRepairKeyReport,
+  scheduleRepairVisit,
+} from "./contractor_queries.ts";
 import { insertPhotos } from "./photo_queries.ts";
 import type { Photo } from "./photos.ts";
 import {
@@ -275,4 +281,58 @@ async function writeOnRepair(
   const event = action.kind === "no_access" ? repairAccessAttemptRecorded : repairMilestoneRecorded;
   await recordEvent(tx, event, { workspaceId: view.workspaceId, subjectId: repair.id, data: repair, requestId, actor });
   return written;
+}
+
+/** How a contractor's report that the key does not work ended. */
+export type KeyReportOutcome =
+  | { kind: "done"; reportId: string }
+  /** The same report (same note) was made from this repair before and is not cleared: nothing new is stored. */
+  | { kind: "repeated" }
+  /** The order was completed, declined or cancelled first. */
+  | { kind: "closed"; order: WorksOrder }
+  /** The order names no key set. */
+  | { kind: "no_key_set"; order: WorksOrder };
+
+/**
+ * Reports for the contractor of `view`'s order that its key set does not work: a key report of source kind `repair`
+ * (the repair's id and reference, by the contractor's name) and its activity entry naming the contractor, in one
+ * transaction under the order's row lock. Taken in every open status, whatever the order's revision (the report
+ * does not change the order).
+ */
+export async function reportKeyAsContractor(db: Db, view: ContractorView, note: string): Promise<KeyReportOutcome> {
+  const { workspaceId } = view;
+  const contactId = view.order.contractorContactId;
+  return db.begin(async (tx): Promise<KeyReportOutcome> => {
+    const row = await lockWorksOrder(tx, workspaceId, view.order.id);
+    if (!row) throw new Error(`works order ${view.order.id} vanished`); // orders are never deleted
+    const order = worksOrderAnswer(row);
+    if (closedStatuses.includes(row.status)) return { kind: "closed", order };
+    if (row.keySetId === null) return { kind: "no_key_set", order };
+    const reportId = await insertRepairKeyReport(tx, {
+      workspaceId,
+      id: ulid(),
+      keySetId: row.keySetId,
+      note,
+      repairId: row.repairId,
+      repairReference: view.repairReference,
+      reportedBy: view.contractorName,
+    });
+    if (!reportId) return { kind: "repeated" };
+    await recordActivity(tx, {
+      workspaceId,
+      keyId: null,
+      action: "maintenance-pro.works_order_key_set_reported",
+      subjectKind: "works_order",
+      subjectId: order.id,
+      detail: {
+        reference: order.reference,
+        revision: order.revision,
+        actor: { kind: "contractor", contactId },
+        keySetId: row.keySetId,
+        keyReportId: reportId,
+        note,
+      },
+    });
+    return { kind: "done", reportId };
+  });
 }

@@ -1,7 +1,8 @@
 /**
- * The contractor's page of a works order: what, where, by when, who to contact, and the forms that move the order
- * on (accept or decline, an appointment, the visit). Server-rendered HTML with no script, only our own inline style
- * (allowed by its hash); every interpolated value is escaped. Each form carries the order's revision.
+ * The contractor's page of a works order: what, where, by when, who to contact, the key set (with them or to collect),
+ * and the forms that move the order on (accept or decline, an appointment, the visit) or report that the key does not
+ * work. Server-rendered HTML with no script, only our own inline style (allowed by its hash); every interpolated value
+ * is escaped. Each form that moves the order carries its revision (the key report does not move it, and carries none).
  */
 import { ukTimeText } from "../core/dates.ts";
 import { type Html, html } from "../core/html.ts";
@@ -139,6 +140,7 @@ get in: what you tried)</label>
 <button type="submit" id="visit">Record the visit</button>
 </form>`);
   }
+  parts.push(keyReportForm(view));
   return html`${parts}`;
 }
 
@@ -154,10 +156,28 @@ const appointmentRow = (order: WorksOrder) =>
 <dd id="appointment">${ukTimeText(order.appointment.startsAt)} to ${ukTimeText(order.appointment.endsAt)}</dd>`
     : "";
 
-const keysText = (view: ContractorView) =>
+/** The order's key set: whether the contractor has it (checked out to them) or collects it, and a report made. */
+function keysText(view: ContractorView): string {
+  const set = view.keySet;
+  if (!set) return "No keys needed from us";
+  const where = set.withContractor ? "You have it." : "Collect it from us.";
+  const reported = view.keyReported ? " You told us the key does not work: we will be in touch." : "";
+  return `Key set ${set.reference}: ${set.label}. ${where}${reported}`;
+}
+
+/** The longest note of a report that the key does not work (a visit's note is as long). */
+export const keyNoteMax = 2000;
+
+/** The form reporting that the key does not work: while the order is open and names a key set. */
+const keyReportForm = (view: ContractorView) =>
   view.keySet
-    ? `Key set ${view.keySet.reference}: ${view.keySet.label}. Collect it from us.`
-    : "No keys needed from us";
+    ? html`<h2>The key does not work</h2>
+<form method="post"><input type="hidden" name="action" value="key_report">
+<label for="key-note">What is wrong with key set ${view.keySet.reference}</label>
+<textarea id="key-note" name="note" required rows="3" maxlength="${String(keyNoteMax)}"></textarea>
+<button type="submit" class="secondary" id="key-report">Report that the key does not work</button>
+</form>`
+    : html``;
 
 /** A photo as the page shows it: where its bytes are (behind the page's own link) and what it is. */
 export interface PagePhoto {

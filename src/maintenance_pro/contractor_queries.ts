@@ -107,7 +107,12 @@ export interface ContractorView {
   propertyId: string | null;
   repairTitle: string | null;
   repairLocation: string | null;
-  keySet: { reference: string; label: string } | null;
+  /** The repair's reference (its id for a legacy repair without one). */
+  repairReference: string;
+  /** The order's key set as it is now (the order's own `keySet`). */
+  keySet: WorksOrder["keySet"];
+  /** A report that the key set does not work, made from the repair, is not cleared yet. */
+  keyReported: boolean;
   /** The person who raised the order (the workspace's owner for orders raised before that was kept). */
   contact: { userId: string | null; name: string | null; email: string | null };
   /** The order is completed, declined or cancelled. */
@@ -121,11 +126,12 @@ export interface ContractorView {
  * is by the hash alone; a suspended workspace's links are not found (as its tenant links are not).
  */
 export async function contractorViewByHash(db: Db | Tx, tokenHash: Buffer): Promise<ContractorView | undefined> {
-  const [row] = await db<(Omit<ContractorView, "order"> & { order: never } & WorksOrderRow)[]>`
+  const [row] = await db<(Omit<ContractorView, "order" | "keySet"> & { order: never } & WorksOrderRow)[]>`
     select ${worksOrderColumns(db)}, o.workspace_id, w.name as workspace_name, c.name as contractor_name,
            ${addressLine(db)} as address, r.property_id, r.title as repair_title, r.location as repair_location,
-           case when k.id is null then null else json_build_object('reference', k.reference, 'label', k.label)
-           end as key_set,
+           coalesce(r.reference, r.id) as repair_reference,
+           exists (select 1 from key_reports kr where kr.workspace_id = o.workspace_id and kr.key_set_id = o.key_set_id
+             and kr.source_kind = 'repair' and kr.source_id = o.repair_id and kr.cleared_at is null) as key_reported,
            json_build_object('userId', ru.id, 'name', ru.name, 'email', ru.email) as contact,
            o.status in ('completed', 'declined', 'cancelled') as closed,
            o.status in ('completed', 'declined', 'cancelled')
@@ -137,7 +143,6 @@ export async function contractorViewByHash(db: Db | Tx, tokenHash: Buffer): Prom
     join repairs r on r.workspace_id = o.workspace_id and r.id = o.repair_id
     left join properties p on p.workspace_id = r.workspace_id and p.id = r.property_id
     left join units u on u.workspace_id = r.workspace_id and u.id = r.unit_id
-    left join key_sets k on k.workspace_id = o.workspace_id and k.id = o.key_set_id
     left join users ru on ru.workspace_id = o.workspace_id
       and ru.id = coalesce(o.raised_by_user_id,
         (select x.id from users x where x.workspace_id = o.workspace_id and x.role = 'owner'))
@@ -151,7 +156,8 @@ export async function contractorViewByHash(db: Db | Tx, tokenHash: Buffer): Prom
     propertyId,
     repairTitle,
     repairLocation,
-    keySet,
+    repairReference,
+    keyReported,
     contact,
     closed,
     expired,
@@ -167,7 +173,9 @@ export async function contractorViewByHash(db: Db | Tx, tokenHash: Buffer): Prom
     propertyId,
     repairTitle,
     repairLocation,
-    keySet,
+    repairReference,
+    keySet: order.keySet,
+    keyReported,
     contact,
     closed,
     expired,
@@ -226,4 +234,36 @@ export async function closeRepairVisit(
       revision = revision + 1, updated_at = now()
     where workspace_id = ${workspaceId} and subject_kind = 'works_order' and subject_id = ${worksOrderId}
       and status = 'scheduled'`;
+}
+
+/**
+ * Stores a report that a key set does not work, made from a repair by its contractor (source kind `repair`), unless
+ * the same report (same set, repair, reporter and note) is stored and not cleared: a form sent twice stores one.
+ * Returns the new report's id, or undefined when it was stored already. The caller holds the order's row lock, so
+ * two sends of the same form run one after the other.
+ */
+export async function insertRepairKeyReport(
+  tx: Tx,
+  report: {
+    workspaceId: string;
+    id: string;
+    keySetId: string;
+    note: string;
+    repairId: string;
+    repairReference: string;
+    reportedBy: string;
+  },
+): Promise<string | undefined> {
+  const [row] = await tx<{ id: string }[]>`
+    insert into key_reports (workspace_id, id, key_set_id, note, source_kind, source_id, source_label, reported_by,
+      reported_at)
+    select ${report.workspaceId}, ${report.id}, ${report.keySetId}, ${report.note}, 'repair', ${report.repairId},
+      ${report.repairReference}, ${report.reportedBy}, now()
+    where not exists (
+      select 1 from key_reports r
+      where r.workspace_id = ${report.workspaceId} and r.key_set_id = ${report.keySetId} and r.source_kind = 'repair'
+        and r.source_id = ${report.repairId} and r.reported_by = ${report.reportedBy} and r.note = ${report.note}
+        and r.cleared_at is null)
+    returning id`;
+  return row?.id;
 }

@@ -1,8 +1,8 @@
 /**
  * The contractor's public pages (group maintenance-pro-contractor): `GET /contractor/{token}` is the page of the
  * link's works order, `POST /contractor/{token}` one of its forms (field `action`: `accept`, `decline`, `schedule`,
- * `visit`). The token alone finds the order (and so its workspace); nothing else in the request names one. Every
- * request counts against the per-address budget `contractor`. Cross-site posts are refused.
+ * `visit`, `key_report`). The token alone finds the order (and so its workspace); nothing else in the request names
+ * one. Every request counts against the per-address budget `contractor`. Cross-site posts are refused.
  */
 import type { AppError } from "../core/errors.ts";
 import { londonInstant } from "../core/dates.ts";
@@ -12,12 +12,14 @@ import {
   actAsContractor,
   type ContractorAction,
   type ContractorOutcome,
+  reportKeyAsContractor,
   visitPhotosMax,
 } from "./contractor_actions.ts";
 import {
   contractorNoticeHtml,
   contractorOrderHtml,
   contractorPage,
+  keyNoteMax,
   type PagePhoto,
   statusWords,
 } from "./contractor_page.ts";
@@ -228,6 +230,44 @@ async function visitPhotos(form: Form, kind: "attended" | "no_access" | "complet
   return photos;
 }
 
+/** The answer to a form that was taken: back to the page (303), which shows what it recorded. */
+const backToPage = (req: PublicRequest) =>
+  new Response(null, {
+    status: 303,
+    headers: { location: req.url.pathname, "cache-control": "no-store", "x-request-id": req.requestId },
+  });
+
+/**
+ * The form "The key does not work": a note (required, trimmed, at most keyNoteMax characters) stored as a report on
+ * the order's key set (source kind `repair`). Sent twice with the same note, it stores one report and both answers
+ * go back to the page; a closed order, or one naming no key set, records nothing and the page says why.
+ */
+async function reportKey(req: PublicRequest, view: ContractorView, fields: FormFields): Promise<Response> {
+  const note = (fields.get("note") ?? "").trim().slice(0, keyNoteMax);
+  if (!note) {
+    req.logged.error = "ValidationFailed";
+    const problems = ["Please say what is wrong with the key."];
+    return contractorPage(
+      400,
+      contractorOrderHtml(view, problems, undefined, await pagePhotos(req, view)),
+      req.requestId,
+    );
+  }
+  const outcome = await reportKeyAsContractor(req.app.db, view, note);
+  if (outcome.kind === "closed") return notTaken(req, view, outcome);
+  if (outcome.kind === "no_key_set") {
+    req.logged.error = "WorksOrderHasNoKeySet";
+    const notice = "Nothing was recorded: this order names no key set.";
+    return contractorPage(409, contractorOrderHtml({ ...view, order: outcome.order }, [], notice), req.requestId);
+  }
+  req.app.log.info("contractor key report", {
+    requestId: req.requestId,
+    worksOrderId: view.order.id,
+    keyReportId: outcome.kind === "done" ? outcome.reportId : null,
+  });
+  return backToPage(req);
+}
+
 /** A form of the page: answered with a redirect to the page once taken, else the page saying why not. */
 export const contractorAct: PublicRoute = {
   id: "contractor.act",
@@ -246,7 +286,9 @@ export const contractorAct: PublicRoute = {
   async handle(req) {
     const view = req.admitted as ContractorView;
     const form = req.form!;
-    const { action, revision, problems } = readContractorForm(textFields(form), view);
+    const fields = textFields(form);
+    if (fields.get("action") === "key_report") return reportKey(req, view, fields);
+    const { action, revision, problems } = readContractorForm(fields, view);
     const photos =
       action?.kind === "attended" || action?.kind === "no_access" || action?.kind === "completed"
         ? await visitPhotos(form, action.kind, problems)
@@ -262,10 +304,7 @@ export const contractorAct: PublicRoute = {
     const outcome = await actAsContractor(req.app, req.app.db, view, action, revision, req.requestId, photos);
     if (outcome.kind !== "done") return notTaken(req, view, outcome);
     req.app.log.info("contractor write", { requestId: req.requestId, worksOrderId: outcome.order.id });
-    return new Response(null, {
-      status: 303,
-      headers: { location: req.url.pathname, "cache-control": "no-store", "x-request-id": req.requestId },
-    });
+    return backToPage(req);
   },
 };
 

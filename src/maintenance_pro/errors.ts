@@ -188,3 +188,41 @@ export class KeySetNotOfUnit extends TaggedError(
   "The key set is unknown, or not one of the repair's unit (a repair without a unit takes none). Nothing was " +
     "written.",
 ) {}
+/** The holder types of key sets. */
+const KeyHolderType = Type.String({ description: "office, tenant, contractor, landlord, staff or other." });
+/** 409: the works order names no key set. */
+export class WorksOrderHasNoKeySet extends TaggedError(
+  "WorksOrderHasNoKeySet",
+  409,
+  { worksOrderId: Type.String() },
+  "The works order names no key set (it was raised without `keySetId`): there is nothing to check out or return. " +
+    "Nothing was written.",
+) {}
+/** 409: the key set is lost. */
+export class KeySetLost extends TaggedError(
+  "KeySetLost",
+  409,
+  { keySetId: Type.String() },
+  "The works order's key set is recorded as lost: it cannot be checked out. Nothing was written.",
+) {}
+/** 409: the key set is checked out to someone other than the order's contractor. */
+export class KeySetCheckedOut extends TaggedError(
+  "KeySetCheckedOut",
+  409,
+  { keySetId: Type.String(), holderType: KeyHolderType, holderName: Type.String() },
+  "The works order's key set is checked out to someone else: `holderType` and `holderName` (as recorded, empty " +
+    "when none was) say who. It must come back to the office first. Nothing was written.",
+) {}
+/** 409: the key set is not out with the order's contractor. */
+export class KeySetNotWithContractor extends TaggedError(
+  "KeySetNotWithContractor",
+  409,
+  {
+    keySetId: Type.String(),
+    status: Type.Union([Type.Literal("checked_out"), Type.Literal("lost")]),
+    holderType: KeyHolderType,
+    holderName: Type.String(),
+  },
+  "The works order's key set is not checked out to the order's contractor: it is `lost`, or `checked_out` to the " +
+    "holder named. Nothing was written.",
+) {}

@@ -1,9 +1,9 @@
-/** The maintenance-pro group's works order operations: raise, read, list, cancel. */
+/** The maintenance-pro group's works order operations: raise, read, list, cancel, check its key set out and in. */
 import { Type, type Static } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { ulid } from "ulid";
 import type { Principal } from "../core/auth.ts";
-import type { Tx } from "../core/db.ts";
+import type { Db, Tx } from "../core/db.ts";
 import { RequestIdReused, RevisionConflict } from "../core/errors.ts";
 import { createOnce, ledgerReply } from "../core/idempotency.ts";
 import { operation, Reply } from "../core/operation.ts";
@@ -14,11 +14,15 @@ import { recordKeyWrite } from "./write_record.ts";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
 import {
   ContactNotFound,
+  KeySetCheckedOut,
+  KeySetLost,
   KeySetNotOfUnit,
+  KeySetNotWithContractor,
   NotAContractor,
   RepairClosed,
   RepairNotFound,
   WorksOrderClosed,
+  WorksOrderHasNoKeySet,
   WorksOrderNotFound,
 } from "./errors.ts";
 import { worksOrderCancelled, worksOrderRaised } from "./events.ts";
@@ -28,9 +32,12 @@ import { lockRepair } from "./queries.ts";
 import { instantText, repairAnswer } from "./repair_rules.ts";
 import type { Repair } from "./repair_schema.ts";
 import {
+  contactName,
   insertWorksOrder,
+  lockKeySet,
   lockWorksOrder,
   raiseTargets,
+  setKeySetHolder,
   updateWorksOrder,
   worksOrderRow,
   worksOrdersPage,
@@ -108,7 +115,8 @@ export const raiseWorksOrder = operation({
       "open clock first, else a met or ceased one); `null` for `repair`, or when the repair has no such clock. A " +
       "`requiredBy` sent is kept as sent.",
     "`keySetId` (optional) names a key set of the repair's unit the contractor needs; the contractor's page shows " +
-      "it.",
+      "it, and whether they have it (the agency checks it out to them and back in: `POST …/key-set/check-out` and " +
+      "`…/key-set/return`). `keySet` shows the set as it is now.",
     "Refusals, in this order, the first that fails answering: the body's schema (400 `RequestInvalid`), a " +
       "`requestId` used before with another body or repair (422 `RequestIdReused`), an unknown " +
       "repair or one of another workspace (404 `RepairNotFound {repairId}`), a `completed` or `cancelled` repair " +
@@ -130,7 +138,12 @@ export const raiseWorksOrder = operation({
       "time and the key set. There the contractor accepts or declines (with a reason), agrees an appointment " +
       "(`scheduled`, again after `no_access`; the agenda shows it as an event of kind `repair_visit` at the " +
       "property with the contractor, moved when agreed again, closed by the visit), and records the visit: " +
-      "`attended`, `no_access` (a note, required) or `completed` (a note). Each write moves `revision` up by one " +
+      "`attended`, `no_access` (a note, required) or `completed` (a note). While the order is open and names a key " +
+      "set, the page also takes a report that the key does not work (a note, required, up to 2000 characters): a " +
+      "key report of source kind `repair` (the repair's id and reference, by the contractor's name; listed by " +
+      "`GET /keys/sets/{id}/reports`) and an activity entry naming the contractor, without a write of the order; " +
+      "the same note sent again while that report is not cleared stores nothing more. " +
+      "Each write of the order moves `revision` up by one " +
       "and records the event `works_order.accepted`, " +
       "`.declined`, `.scheduled`, `.no_access` or `.completed` (`attended` records none), with the actor " +
       "`contractor` and the contact's id. What the agency would record on the repair is recorded with it: " +
@@ -345,5 +358,137 @@ export const cancelWorksOrder = operation({
   },
 });
 
+const keySetRules =
+  "The key set is the one the order names (`keySetId`); `keySet` in the answer shows it as it is now. Checking it " +
+  "out or in is a write of the key set, not of the order: the order's `revision` and `updatedAt` do not move, and " +
+  "the contractor's open page stays valid. The set's holder shows wherever key sets are shown: a set checked out " +
+  "to a contractor is in none of the handover row's key lists (`held`, `ambiguous`, `available`) of its unit's " +
+  "tenancies, also after the order completes, until it is returned; back in the office it is `available` again.";
+
+/** Checks the order's key set out to its contractor, or returns it to the office (one transaction, the set locked). */
+async function moveKeySet(
+  db: Db,
+  principal: Principal,
+  requestId: string,
+  worksOrderId: string,
+  move: "check_out" | "return",
+): Promise<WorksOrder> {
+  const { workspaceId } = principal;
+  return db.begin(async (tx) => {
+    const row = await lockWorksOrder(tx, workspaceId, worksOrderId);
+    if (!row) throw new WorksOrderNotFound({ worksOrderId });
+    if (row.keySetId === null) throw new WorksOrderHasNoKeySet({ worksOrderId: row.id });
+    // For update: of two check-outs (or a check-out and a return) of the set, the second waits and sees the first.
+    const set = await lockKeySet(tx, workspaceId, row.keySetId);
+    if (!set) throw new Error(`key set ${row.keySetId} vanished`); // the order's foreign key keeps it
+    const withContractor =
+      set.status === "checked_out" &&
+      set.holderType === "contractor" &&
+      set.holderContactId === row.contractorContactId;
+    if (move === "check_out") {
+      if (withContractor) return worksOrderAnswer(row);
+      if (!openWorksOrderStatuses.includes(row.status))
+        throw new WorksOrderClosed({ worksOrderId: row.id, status: row.status });
+      if (set.status === "lost") throw new KeySetLost({ keySetId: set.id });
+      if (set.status === "checked_out")
+        throw new KeySetCheckedOut({ keySetId: set.id, holderType: set.holderType, holderName: set.holderName });
+      const name = (await contactName(tx, workspaceId, row.contractorContactId)) ?? "";
+      await setKeySetHolder(tx, workspaceId, set.id, { kind: "contractor", contactId: row.contractorContactId, name });
+    } else {
+      if (set.status === "in_office") return worksOrderAnswer(row);
+      if (!withContractor)
+        throw new KeySetNotWithContractor({
+          keySetId: set.id,
+          status: set.status,
+          holderType: set.holderType,
+          holderName: set.holderName,
+        });
+      await setKeySetHolder(tx, workspaceId, set.id, { kind: "office" });
+    }
+    const order = worksOrderAnswer((await worksOrderRow(tx, workspaceId, row.id))!);
+    await recordKeyWrite(tx, principal, requestId, {
+      action: move === "check_out" ? "works_order_key_set_checked_out" : "works_order_key_set_returned",
+      subjectKind: "works_order",
+      subject: order,
+      detail: {
+        keySetId: set.id,
+        keySetReference: order.keySet?.reference ?? null,
+        contractorContactId: row.contractorContactId,
+        from: { status: set.status, holderType: set.holderType, holderContactId: set.holderContactId },
+      },
+      events: [],
+    });
+    return order;
+  });
+}
+
+/** Checks the works order's key set out to its contractor. */
+export const checkOutWorksOrderKeySet = operation({
+  id: "maintenancePro.checkOutWorksOrderKeySet",
+  group: "maintenance-pro",
+  method: "POST",
+  path: "/maintenance-pro/works-orders/:id/key-set/check-out",
+  summary: "Checks the works order's key set out to its contractor.",
+  description: [
+    "Records that the contractor has the order's key set: status `checked_out`, holder type `contractor`, holder " +
+      "the order's contractor (its contact id and name). Answers 200 with the order, `keySet.withContractor` true. " +
+      "The contractor's page then says they have it.",
+    keySetRules,
+    "A set already checked out to the order's contractor answers 200 with the order unchanged and writes nothing " +
+      "(whatever the order's status): repeating the call is safe. Of two check-outs of the same set at once for " +
+      "different contractors (two orders naming it), exactly one wins; the other is refused with `KeySetCheckedOut`.",
+    "Refusals, in this order, the first that fails answering: an unknown order or one of another workspace (404 " +
+      "`WorksOrderNotFound {worksOrderId}`), an order that names no key set (409 `WorksOrderHasNoKeySet " +
+      "{worksOrderId}`), a `declined`, `completed` or `cancelled` order (409 `WorksOrderClosed {worksOrderId, " +
+      "status}`), a lost set (409 `KeySetLost {keySetId}`), a set checked out to anyone other than the order's " +
+      "contractor (409 `KeySetCheckedOut {keySetId, holderType, holderName}`: who has it, as recorded). A refusal " +
+      "writes nothing.",
+    "A check-out is recorded in the activity log (`maintenance-pro.works_order_key_set_checked_out`, with the key " +
+      "id and its user, the set and who held it before), in the same transaction. No event is recorded.",
+    orderShape,
+  ].join("\n\n"),
+  params,
+  response: WorksOrder,
+  errors: [WorksOrderNotFound, WorksOrderHasNoKeySet, WorksOrderClosed, KeySetLost, KeySetCheckedOut],
+  hints: { idempotent: true },
+  run: ({ db, principal, params, requestId }) => moveKeySet(db, principal, requestId, params.id, "check_out"),
+});
+
+/** Returns the works order's key set from its contractor to the office. */
+export const returnWorksOrderKeySet = operation({
+  id: "maintenancePro.returnWorksOrderKeySet",
+  group: "maintenance-pro",
+  method: "POST",
+  path: "/maintenance-pro/works-orders/:id/key-set/return",
+  summary: "Records the works order's key set back in the office from its contractor.",
+  description: [
+    "Records that the order's contractor brought the key set back: status `in_office`, holder type `office`, no " +
+      "holder contact, holder name empty. Answers 200 with the order, `keySet.status` `in_office`. Allowed in " +
+      "every status of the order, also after it completed or was cancelled.",
+    keySetRules,
+    "A set already in the office answers 200 with the order unchanged and writes nothing: repeating the call is " +
+      "safe.",
+    "Refusals, in this order, the first that fails answering: an unknown order or one of another workspace (404 " +
+      "`WorksOrderNotFound {worksOrderId}`), an order that names no key set (409 `WorksOrderHasNoKeySet " +
+      "{worksOrderId}`), a set that is not out with the order's contractor: lost, or checked out to anyone else " +
+      "(409 `KeySetNotWithContractor {keySetId, status, holderType, holderName}`). A refusal writes nothing.",
+    "A return is recorded in the activity log (`maintenance-pro.works_order_key_set_returned`, with the key id and " +
+      "its user), in the same transaction. No event is recorded.",
+    orderShape,
+  ].join("\n\n"),
+  params,
+  response: WorksOrder,
+  errors: [WorksOrderNotFound, WorksOrderHasNoKeySet, KeySetNotWithContractor],
+  hints: { idempotent: true },
+  run: ({ db, principal, params, requestId }) => moveKeySet(db, principal, requestId, params.id, "return"),
+});
+
 /** Every works order operation, in the order of the group's documentation. */
-export const worksOrderOperations = [raiseWorksOrder, worksOrder, worksOrders, cancelWorksOrder];
+export const worksOrderOperations = [
+  raiseWorksOrder,
+  worksOrder,
+  worksOrders,
+  cancelWorksOrder,
+  checkOutWorksOrderKeySet,
+  returnWorksOrderKeySet,
+];

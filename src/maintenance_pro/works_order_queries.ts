@@ -1,4 +1,7 @@
-/** The SQL of works orders: storing them, reading one, locking one, the list, and what raising one checks. */
+/**
+ * The SQL of works orders: storing them, reading one, locking one, the list, what raising one checks, and the key set
+ * an order names (locked, checked out to the contractor, returned).
+ */
 import type { Db, Tx } from "../core/db.ts";
 import type { WorksOrder, WorksOrderPurpose, WorksOrderStatus } from "./works_order_schema.ts";
 
@@ -9,6 +12,10 @@ export type WorksOrderRow = WorksOrder & { sortRequired: string | null };
 export const worksOrderColumns = (db: Db | Tx) => db`
   o.id, o.reference, o.repair_id, o.contractor_contact_id, o.purpose, o.instructions,
   iso(o.required_by) as required_by, o.status, o.key_set_id,
+  (select json_build_object('id', k.id, 'reference', k.reference, 'label', k.label, 'status', k.status,
+      'holderType', k.holder_type, 'withContractor', k.status = 'checked_out' and k.holder_type = 'contractor'
+        and k.holder_contact_id is not distinct from o.contractor_contact_id)
+    from key_sets k where k.workspace_id = o.workspace_id and k.id = o.key_set_id) as key_set,
   case when o.appointment_starts_at is null then null
     else json_build_object('startsAt', iso(o.appointment_starts_at), 'endsAt', iso(o.appointment_ends_at))
   end as appointment,
@@ -140,4 +147,50 @@ export async function worksOrdersPage(db: Db, workspaceId: string, q: WorksOrder
       }
     order by ${key}, o.id
     limit ${q.take}`;
+}
+
+/** A works order's key set as check-out and return read it, locked (for update) until the transaction ends. */
+export interface LockedKeySet {
+  id: string;
+  status: "in_office" | "checked_out" | "lost";
+  holderType: string;
+  holderContactId: string | null;
+  holderName: string;
+}
+
+/**
+ * The key set of the workspace, locked as its update locks it (for no key update: two check-outs or returns of it
+ * wait for each other; a key report's insert, which only shares its key, does not), or undefined.
+ */
+export async function lockKeySet(tx: Tx, workspaceId: string, keySetId: string): Promise<LockedKeySet | undefined> {
+  const [row] = await tx<LockedKeySet[]>`
+    select id, status, holder_type, holder_contact_id, holder_name from key_sets
+    where workspace_id = ${workspaceId} and id = ${keySetId}
+    for no key update`;
+  return row;
+}
+
+/**
+ * Records who holds a key set: checked out to a contractor contact (by name), or back in the office. Either way it
+ * is no tenancy's (a set a tenancy holds is checked out to it); the handover rows of its unit's tenancies are marked
+ * by the table's triggers (sql/0008).
+ */
+export async function setKeySetHolder(
+  tx: Tx,
+  workspaceId: string,
+  keySetId: string,
+  holder: { kind: "contractor"; contactId: string; name: string } | { kind: "office" },
+): Promise<void> {
+  const out = holder.kind === "contractor";
+  await tx`
+    update key_sets set status = ${out ? "checked_out" : "in_office"}, holder_type = ${holder.kind},
+      holder_contact_id = ${out ? holder.contactId : null}, holder_name = ${out ? holder.name : ""}, tenancy_id = null
+    where workspace_id = ${workspaceId} and id = ${keySetId}`;
+}
+
+/** A contact's name (archived or not), or undefined. */
+export async function contactName(tx: Tx, workspaceId: string, contactId: string): Promise<string | undefined> {
+  const [row] = await tx<{ name: string }[]>`
+    select name from contacts where workspace_id = ${workspaceId} and id = ${contactId}`;
+  return row?.name;
 }

@@ -60,6 +60,30 @@ export const WorksOrderAppointment = Strict(
   { title: "WorksOrderAppointment" },
 );
 
+/** The key set a works order names, as it is now. */
+export const WorksOrderKeySet = Strict(
+  {
+    id: Id,
+    reference: Type.String({ description: "The key set's reference." }),
+    label: Type.String({ description: "What the set opens, as labelled." }),
+    status: Type.Union([Type.Literal("in_office"), Type.Literal("checked_out"), Type.Literal("lost")], {
+      description: "`in_office`, `checked_out` or `lost`.",
+    }),
+    holderType: Type.String({
+      description: "Who holds it: `office`, `tenant`, `contractor`, `landlord`, `staff` or `other`.",
+    }),
+    withContractor: Type.Boolean({
+      description: "True while it is checked out to the order's contractor (holderType `contractor`).",
+    }),
+  },
+  {
+    title: "WorksOrderKeySet",
+    description:
+      "The key set named by `keySetId` as it is now: checking it out or back in changes it without a write of the " +
+      "order (its `revision` and `updatedAt` stay). Null when the order names none.",
+  },
+);
+
 /** A works order. */
 export const WorksOrder = Strict(
   {
@@ -77,6 +101,7 @@ export const WorksOrder = Strict(
     }),
     status: Status,
     keySetId: Nullable({ ...Id, description: "A key set of the repair's unit the contractor needs, or null." }),
+    keySet: Nullable(WorksOrderKeySet),
     appointment: Nullable(WorksOrderAppointment),
     declineReason: Nullable(Type.String({ description: "Why the contractor declined; null unless `declined`." })),
     cancelReason: Nullable(Type.String({ description: "Why the agency cancelled; null unless `cancelled`." })),
