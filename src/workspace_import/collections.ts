@@ -4,6 +4,7 @@
  * them. planImport runs `declarations`, in order, through planCollection.
  */
 import { contactFields, storedPostcode } from "../contacts/company_fields.ts";
+import { contactRow } from "../contacts/table.ts";
 import { deriveInvoice } from "../contractor_invoices/derive.ts";
 import { ImportRejected } from "./errors.ts";
 import { repairRow } from "./repair_records.ts";
@@ -163,42 +164,24 @@ function subject(kind: string | null | undefined, id: string | null | undefined)
 /** A value the document may leave out, as a column value: null when absent. */
 const orNull = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
 
-/** Contacts: stored through contactFields, the row builder POST /companies uses. */
+/** Contacts: stored through contactFields and contactRow, the row builders POST /companies uses. */
 export const contacts = collection({
   list: "contacts",
   table: "contacts",
   kind: "contact",
   id: (c) => c.id,
   known: { target: "contacts", attributes: (c) => ({ kind: c.kind }) },
-  row: (c) => {
-    const f = contactFields(c);
-    return {
-      id: c.id,
-      kind: c.kind,
-      name: f.name,
-      email: f.email,
-      mobile: f.mobile,
-      address_line1: f.addressLine1,
-      address_line2: f.addressLine2,
-      address_town: f.addressTown,
-      address_postcode: f.addressPostcode,
-      overseas: f.overseas,
-      roles: f.roles,
-      registration_number: f.registrationNumber,
-      registration_jurisdiction: f.registrationJurisdiction,
-      website: f.website,
-      notes: f.notes,
-      legacy_contact_id: orNull(c.legacyContactId),
-      name_norm: f.norms.nameNorm,
-      email_norm: f.norms.emailNorm,
-      email_canon: f.norms.emailCanon,
-      mobile_norm: f.norms.mobileNorm,
-      postcode_norm: f.norms.postcodeNorm,
-      registration_norm: f.norms.registrationNorm,
-      archived_at: orNull(c.archivedAt),
-      created_at: orNull(c.createdAt),
-    };
-  },
+  row: (c) =>
+    contactRow(
+      {
+        id: c.id,
+        kind: c.kind,
+        legacyContactId: orNull(c.legacyContactId),
+        archivedAt: orNull(c.archivedAt),
+        createdAt: orNull(c.createdAt),
+      },
+      contactFields(c),
+    ),
 });
 
 /** Properties, with their landlords. */
