@@ -2,7 +2,9 @@
 import type { Static } from "@sinclair/typebox";
 import type { Db, Tx } from "../core/db.ts";
 import type { BucketState } from "../core/budget.ts";
+import { rowInsert } from "../core/table_queries.ts";
 import type { QueuedSms, SmsMessage, SmsThread } from "./schema.ts";
+import { smsThreadsTable } from "./table.ts";
 
 /** A thread in response shape, with its position in the list's order. */
 export type ThreadRow = Static<typeof SmsThread> & { cursorAt: string | null };
@@ -275,11 +277,19 @@ export async function openThread(
   tx: Tx,
   t: { workspaceId: string; id: string; localNumber: string; address: string; mobileNorm: string | null },
 ): Promise<void> {
+  const contact = tx`(select case when count(*) = 1 then min(c.id) end from contacts c
+    where c.workspace_id = ${t.workspaceId} and c.mobile_norm = ${t.mobileNorm} and c.archived_at is null)`;
   await tx`
-    insert into sms_threads (workspace_id, id, local_number, address, contact_id)
-    select ${t.workspaceId}, ${t.id}, ${t.localNumber}, ${t.address},
-           (select case when count(*) = 1 then min(c.id) end from contacts c
-            where c.workspace_id = ${t.workspaceId} and c.mobile_norm = ${t.mobileNorm} and c.archived_at is null)`;
+    insert into sms_threads ${rowInsert(tx, smsThreadsTable, t.workspaceId, {
+      id: t.id,
+      local_number: t.localNumber,
+      address: t.address,
+      contact_id: contact,
+      last_message_at: null,
+      last_inbound_at: null,
+      preview: null,
+      stopped: false,
+    })}`;
 }
 
 /** Stores an inbound message and moves its thread's lastMessageAt, lastInboundAt, preview and revision. */

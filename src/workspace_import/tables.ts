@@ -2,10 +2,11 @@
 import { contactsTable } from "../contacts/table.ts";
 import type { RowOf, TableSpec } from "../core/table_spec.ts";
 import { repairsTable } from "../maintenance_pro/repair_table.ts";
+import { smsThreadsTable } from "../telephony/table.ts";
 
 /**
  * Every table the import writes, in an order that satisfies the foreign keys. A table an API write inserts into too
- * is declared next to its feature (contactsTable, repairsTable), and both write through that one declaration.
+ * is declared next to its feature (contactsTable, repairsTable, smsThreadsTable), and both write through that one declaration.
  */
 export const tables = {
   users: {
@@ -331,20 +332,7 @@ export const tables = {
     touch: "updated_at",
     keep: ["created_at"],
   },
-  sms_threads: {
-    key: ["id"],
-    columns: {
-      id: "text",
-      local_number: "text",
-      address: "text",
-      contact_id: "text",
-      last_message_at: "timestamptz",
-      last_inbound_at: "timestamptz",
-      preview: "text",
-      stopped: "boolean",
-    },
-    revision: true,
-  },
+  sms_threads: smsThreadsTable,
   landlord_portal_access: {
     key: ["contact_id"],
     columns: {
