@@ -28,32 +28,15 @@ import { type ContractorView, contractorViewByHash } from "./contractor_queries.
 import { CrossSiteRequest } from "./errors.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
 import { type FormFields, formLimit, formPhotos, textFields } from "./page_forms.ts";
-import { crossSite, tokenHashPrefix } from "./portal_routes.ts";
-
-/** The shape of a token the service mints (32 bytes in base64url). */
-const tokenShape = /^[A-Za-z0-9_-]{43}$/;
+import { crossSiteRequest, linkTokenShape, refusalNotice, tokenHashPrefix } from "./public_pages.ts";
 
 /** How far ahead an appointment may start. */
 const appointmentHorizonDays = 366;
 
-/** The origins of the configured addresses. */
-function ownOrigins(req: PublicRequest): string[] {
-  return [req.app.config.publicBaseUrl, req.app.config.portalBaseUrl].map((u) => new URL(u).origin);
-}
-
 /** How a refusal is answered: a page. */
 function refuse(error: AppError, req: Pick<PublicRequest, "requestId" | "request">): Response {
-  if (error.tag === "RateLimited") {
-    const wait = error.headers["retry-after"] ?? "60";
-    const text = `There have been too many requests. Please wait ${wait} seconds and try again.`;
-    return contractorPage(error.status, contractorNoticeHtml("Too many requests", text), req.requestId, error.headers);
-  }
-  if (error.tag === "CrossSiteRequest") {
-    const text = "For your security, this form can only be sent from its own page. Please open the page again.";
-    return contractorPage(error.status, contractorNoticeHtml("Please use the form on our page", text), req.requestId);
-  }
-  const text = `Please try again in a moment. If it keeps happening, quote reference ${req.requestId}.`;
-  return contractorPage(error.status, contractorNoticeHtml("Something went wrong", text), req.requestId);
+  const { title, text } = refusalNotice(error, req.requestId);
+  return contractorPage(error.status, contractorNoticeHtml(title, text), req.requestId, error.headers);
 }
 
 const budget: PublicRoute["budget"] = {
@@ -64,7 +47,9 @@ const budget: PublicRoute["budget"] = {
 /** The order of a request's link, or the page refusing it (unknown token, expired link). */
 async function linkOf(req: PublicRequest): Promise<ContractorView | Response> {
   const token = req.params.token ?? "";
-  const view = tokenShape.test(token) ? await contractorViewByHash(req.app.db, hashInvitationToken(token)) : undefined;
+  const view = linkTokenShape.test(token)
+    ? await contractorViewByHash(req.app.db, hashInvitationToken(token))
+    : undefined;
   req.app.log.info("contractor link", { requestId: req.requestId, tokenHash: tokenHashPrefix(token) });
   if (!view) {
     req.logged.error = "ContractorLinkNotFound";
@@ -279,7 +264,7 @@ export const contractorAct: PublicRoute = {
     limit: formLimit(visitPhotosMax),
     // Before the body (up to ~15 MB) is read: a cross-site post or a link that opens nothing reads none of it.
     admit: async (req) => {
-      if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
+      if (crossSiteRequest(req)) throw new CrossSiteRequest();
       return linkOf(req);
     },
   },

@@ -5,6 +5,7 @@ import { type Actor, recordEvent } from "../events/record.ts";
 import { ContactNotFound, PortalAccessNotFound } from "./errors.ts";
 import { portalAccessAccepted, portalAccessRevoked } from "./events.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
+import { linkTokenShape } from "./public_pages.ts";
 import { type InvitationState, invitationState } from "./invitation_state.ts";
 import { inviteBlockedReason } from "./invite_rules.ts";
 import {
@@ -18,9 +19,6 @@ import {
   revokeAccess,
 } from "./queries.ts";
 import type { LandlordPortalAccess } from "./schema.ts";
-
-/** The shape of a token the service mints (32 bytes in base64url); anything else is an unknown link. */
-const tokenShape = /^[A-Za-z0-9_-]{43}$/;
 
 /** The actor of an acceptance: the landlord, through the portal's public pages. */
 export const portalActor: Actor = { kind: "provider", id: "portal" };
@@ -48,7 +46,7 @@ export interface LinkLookup {
 
 /** The invitation of a link's token (a malformed token is an unknown link, without asking the database). */
 export async function lookUpLink(db: Db, token: string): Promise<LinkLookup> {
-  if (!tokenShape.test(token)) return { state: "unknown", view: undefined };
+  if (!linkTokenShape.test(token)) return { state: "unknown", view: undefined };
   const view = await invitationByToken(db, hashInvitationToken(token));
   return { state: invitationState(view), view };
 }

@@ -15,10 +15,10 @@ import {
   PortalAccessRevoked,
 } from "./errors.ts";
 import { LandlordPortalAccess } from "./schema.ts";
-import { hashInvitationToken } from "./invitation_token.ts";
 import { stateRefusal, type InvitationState } from "./invitation_state.ts";
 import { acceptByToken, lookUpLink } from "./portal_access.ts";
 import { acceptAction, portalHtml, portalPage } from "./portal_page.ts";
+import { crossSiteRequest, tokenHashPrefix } from "./public_pages.ts";
 
 /** The status of a state's page: a link that can never work again is gone, an unknown one not found. */
 const pageStatus: Record<InvitationState, number> = {
@@ -30,34 +30,10 @@ const pageStatus: Record<InvitationState, number> = {
   unknown: 404,
 };
 
-/** The first 12 hex digits of the token's SHA-256: enough to find its invitation in the logs, useless as a link. */
-export function tokenHashPrefix(token: string): string {
-  return hashInvitationToken(token).toString("hex").slice(0, 12);
-}
-
 /** Whether the caller asked for JSON (the portal's front end) rather than a page. */
 export function wantsJson(request: Request): boolean {
   const accept = (request.headers.get("accept") ?? "").toLowerCase();
   return accept.includes("application/json") && !accept.includes("text/html");
-}
-
-/**
- * Whether a POST comes from another site. Browsers say so in Sec-Fetch-Site (only `same-origin`, or `none` for what
- * the user did themselves, pass); older ones send Origin, which must be the service's own (as reached, or as
- * PUBLIC_BASE_URL / PORTAL_BASE_URL say). A request with neither header is not from a browser: a forged form
- * cannot leave both out.
- */
-export function crossSite(request: Request, url: URL, ownOrigins: readonly string[]): boolean {
-  const site = request.headers.get("sec-fetch-site");
-  if (site !== null) return site !== "same-origin" && site !== "none";
-  const origin = request.headers.get("origin");
-  if (origin === null) return false;
-  return origin !== url.origin && !ownOrigins.includes(origin);
-}
-
-/** The origins of the configured addresses. */
-function ownOrigins(req: PublicRequest): string[] {
-  return [req.app.config.publicBaseUrl, req.app.config.portalBaseUrl].map((u) => new URL(u).origin);
 }
 
 /** How a refusal of the budget, the body or the service is answered: JSON when asked for, else a page. */
@@ -148,7 +124,7 @@ export const acceptInvitation: PublicRoute = {
   async handle(req) {
     const token = req.params.token ?? "";
     const tokenHash = tokenHashPrefix(token);
-    if (crossSite(req.request, req.url, ownOrigins(req))) {
+    if (crossSiteRequest(req)) {
       req.app.log.warn("portal accept refused", { requestId: req.requestId, tokenHash, reason: "cross-site" });
       throw new CrossSiteRequest();
     }

@@ -10,7 +10,7 @@ import type { AppError } from "../core/errors.ts";
 import type { PublicRequest, PublicRoute } from "../core/public_route.ts";
 import { CrossSiteRequest } from "./errors.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
-import { crossSite, tokenHashPrefix } from "./portal_routes.ts";
+import { crossSiteRequest, linkTokenShape, refusalNotice, tokenHashPrefix } from "./public_pages.ts";
 import { ensureTenantLinkQueue, type TenantLinkJob, tenantLinkQueue } from "./tenant_link.ts";
 import {
   continueHtml,
@@ -47,27 +47,10 @@ import {
 /** Link requests a minute for one postcode of one workspace, whoever asks. */
 export const postcodeRequestsPerMinute = 5;
 
-/** The shape of a token the service mints (32 bytes in base64url). */
-const tokenShape = /^[A-Za-z0-9_-]{43}$/;
-
-/** The origins of the configured addresses. */
-function ownOrigins(req: PublicRequest): string[] {
-  return [req.app.config.publicBaseUrl, req.app.config.portalBaseUrl].map((u) => new URL(u).origin);
-}
-
 /** How a refusal is answered: a page. */
 function refuse(error: AppError, req: Pick<PublicRequest, "requestId" | "request">): Response {
-  if (error.tag === "RateLimited") {
-    const wait = error.headers["retry-after"] ?? "60";
-    const text = `There have been too many requests. Please wait ${wait} seconds and try again.`;
-    return tenantPage(error.status, noticeHtml("Too many requests", text), req.requestId, error.headers);
-  }
-  if (error.tag === "CrossSiteRequest") {
-    const text = "For your security, this form can only be sent from its own page. Please open the page again.";
-    return tenantPage(error.status, noticeHtml("Please use the form on our page", text), req.requestId);
-  }
-  const text = `Please try again in a moment. If it keeps happening, quote reference ${req.requestId}.`;
-  return tenantPage(error.status, noticeHtml("Something went wrong", text), req.requestId, error.headers);
+  const { title, text } = refusalNotice(error, req.requestId);
+  return tenantPage(error.status, noticeHtml(title, text), req.requestId, error.headers);
 }
 
 const budget: PublicRoute["budget"] = { name: () => "report", perMinute: (config) => config.portalBudgetPerMinute };
@@ -105,7 +88,7 @@ export const reportRequestLink: PublicRoute = {
   budget,
   refuse,
   async handle(req) {
-    if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
+    if (crossSiteRequest(req)) throw new CrossSiteRequest();
     const slug = req.params.slug ?? "";
     const form = new URLSearchParams(req.body ?? "");
     const postcode = (form.get("postcode") ?? "").trim().slice(0, 16);
@@ -162,7 +145,7 @@ export const reportOpenLink: PublicRoute = {
   budget,
   refuse,
   async handle(req) {
-    if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
+    if (crossSiteRequest(req)) throw new CrossSiteRequest();
     const view = await linkOf(req);
     if (view instanceof Response) return view;
     const session = newTenantSession();
@@ -229,7 +212,7 @@ function openPage(req: PublicRequest, slug: string, headers: Record<string, stri
 /** The link of a request, or the page refusing it (unknown, of an ended tenancy, expired, used). */
 async function linkOf(req: PublicRequest): Promise<TenantLinkView | Response> {
   const token = req.params.token ?? "";
-  const view = tokenShape.test(token) ? await tenantLinkByHash(req.app.db, hashInvitationToken(token)) : undefined;
+  const view = linkTokenShape.test(token) ? await tenantLinkByHash(req.app.db, hashInvitationToken(token)) : undefined;
   req.app.log.info("tenant link", { requestId: req.requestId, tokenHash: tokenHashPrefix(token) });
   if (!view || view.workspaceSlug !== req.params.slug) {
     req.logged.error = "TenantLinkNotFound";
@@ -286,7 +269,7 @@ export const reportByLink: PublicRoute = {
     limit: formLimit(reportPhotosMax),
     // Before the body (up to ~25 MB) is read: a cross-site post or a request without a session reads none of it.
     admit: async (req) => {
-      if (crossSite(req.request, req.url, ownOrigins(req))) throw new CrossSiteRequest();
+      if (crossSiteRequest(req)) throw new CrossSiteRequest();
       return sessionLink(req);
     },
   },

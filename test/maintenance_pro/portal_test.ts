@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from "../../src/config.ts";
 import type { Logger } from "../../src/core/log.ts";
 import { revokePortalAccess } from "../../src/maintenance_pro/portal_access.ts";
 import { portalPolicy } from "../../src/maintenance_pro/portal_page.ts";
-import { tokenHashPrefix } from "../../src/maintenance_pro/portal_routes.ts";
+import { tokenHashPrefix } from "../../src/maintenance_pro/public_pages.ts";
 import { LandlordPortalAccess } from "../../src/maintenance_pro/schema.ts";
 import { harness } from "../support/harness.ts";
 import { addContact } from "./fixtures.ts";
