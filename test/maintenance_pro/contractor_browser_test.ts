@@ -8,20 +8,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import axeCore, { type AxeResults, type RunOptions } from "axe-core";
 import type { Page } from "puppeteer-core";
-import { buildApp } from "../../src/app.ts";
 import { londonInstant, londonToday } from "../../src/core/dates.ts";
 import { createMailer } from "../../src/email/transport.ts";
 import { deliverContractorLink } from "../../src/maintenance_pro/contractor_link.ts";
 import { parseEmail, startSmtpServer, type TestSmtp } from "../email/smtp.ts";
-import { haveChromium, launchChromium, type TestBrowser } from "../support/chromium.ts";
+import { haveChromium } from "../support/chromium.ts";
 import { harness } from "../support/harness.ts";
+import { expectAccessibleAndFitting, openPhone, type PhoneBrowser, serveApp } from "../support/phone_browser.ts";
 import { contractorWorld } from "./contractor_fixtures.ts";
 import { expectStatus } from "./repair_fixtures.ts";
 
 declare const document: {
-  documentElement: { scrollWidth: number; clientWidth: number };
   createElement(name: "canvas"): {
     width: number;
     height: number;
@@ -29,8 +27,6 @@ declare const document: {
     toDataURL(type: string): string;
   };
 };
-declare const axe: { run(context: unknown, options: RunOptions): Promise<AxeResults> };
-const phone = { width: 375, height: 667, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
 
 describe.skipIf(!haveChromium("contractor browser test"))(
   "the contractor's page in Chromium, without JavaScript",
@@ -38,31 +34,19 @@ describe.skipIf(!haveChromium("contractor browser test"))(
     const h = await harness();
     let smtp: TestSmtp;
     let server: ReturnType<typeof Bun.serve>;
-    let base = "";
-    let chrome: TestBrowser | undefined;
+    let phone: PhoneBrowser | undefined;
     let page: Page;
     let axePage: Page;
     let ctx: typeof h.ctx;
 
     beforeAll(async () => {
       smtp = await startSmtpServer();
-      const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-      const port = probe.port;
-      probe.stop(true);
-      base = `http://127.0.0.1:${port}`;
-      ctx = {
+      ({ ctx, server } = serveApp((base) => ({
         ...h.ctx,
         config: { ...h.ctx.config, smtpUrl: smtp.url, publicBaseUrl: base, portalBudgetPerMinute: 100_000 },
-      };
-      const app = buildApp(ctx);
-      server = Bun.serve({ port, hostname: "127.0.0.1", fetch: (request) => app.handle(request) });
-      chrome = await launchChromium();
-      page = await chrome.browser.newPage();
-      await page.setJavaScriptEnabled(false);
-      await page.setViewport(phone);
-      axePage = await chrome.browser.newPage();
-      await axePage.setViewport(phone);
-      await page.bringToFront();
+      })));
+      phone = await openPhone();
+      ({ page, axePage } = phone);
     }, 120_000);
     /** A JPEG of width × height made by Chromium's encoder (in the page that runs scripts). */
     const jpegOfCanvas = async (width: number, height: number) => {
@@ -82,26 +66,12 @@ describe.skipIf(!haveChromium("contractor browser test"))(
       return Buffer.from(url.slice(url.indexOf(",") + 1), "base64");
     };
     afterAll(async () => {
-      await chrome?.close();
+      await phone?.chrome.close();
       server?.stop(true);
       await smtp?.close();
     });
 
-    const checked = async (state: string) => {
-      await axePage.setContent(await page.content(), { waitUntil: "load" });
-      await axePage.evaluate(axeCore.source);
-      const violations = await axePage.evaluate(async () => {
-        const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
-        const all = await axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
-        return all.violations.map((r) => ({ rule: r.id, nodes: r.nodes.map((n) => n.html) }));
-      });
-      expect({ state, violations }).toEqual({ state, violations: [] });
-      const width = await page.evaluate(() => [
-        document.documentElement.scrollWidth,
-        document.documentElement.clientWidth,
-      ]);
-      expect(width[0]).toBeLessThanOrEqual(width[1]!);
-    };
+    const checked = (state: string) => expectAccessibleAndFitting(phone!, state);
     const status = () => page.$eval("#status", (el) => el.textContent ?? "");
     const submit = (button: string) => Promise.all([page.waitForNavigation(), page.click(button)]);
     /** Fills the appointment form (date and time inputs take their value as the browser's own picker sets it). */

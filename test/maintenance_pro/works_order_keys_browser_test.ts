@@ -5,20 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import axeCore, { type AxeResults, type RunOptions } from "axe-core";
 import type { Page } from "puppeteer-core";
 import { ulid } from "ulid";
-import { buildApp } from "../../src/app.ts";
 import type { AppContext } from "../../src/core/operation.ts";
-import { haveChromium, launchChromium, type TestBrowser } from "../support/chromium.ts";
+import { haveChromium } from "../support/chromium.ts";
 import { harness } from "../support/harness.ts";
+import { expectAccessibleAndFitting, openPhone, type PhoneBrowser, serveApp } from "../support/phone_browser.ts";
 import { contractorWorld, deliverToOutbox } from "./contractor_fixtures.ts";
 import { outboxContext } from "./portal_fixtures.ts";
 import { expectStatus } from "./repair_fixtures.ts";
-
-declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
-declare const axe: { run(context: unknown, options: RunOptions): Promise<AxeResults> };
-const phone = { width: 375, height: 667, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
 
 describe.skipIf(!haveChromium("works order keys browser test"))(
   "the key set on the contractor's page in Chromium, without JavaScript",
@@ -26,49 +21,25 @@ describe.skipIf(!haveChromium("works order keys browser test"))(
     const h = await harness();
     let server: ReturnType<typeof Bun.serve>;
     let base = "";
-    let chrome: TestBrowser | undefined;
-    let page: Page;
-    let axePage: Page;
     let ctx: AppContext;
+    let phone: PhoneBrowser | undefined;
+    let page: Page;
 
     beforeAll(async () => {
-      const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-      const port = probe.port;
-      probe.stop(true);
-      base = `http://127.0.0.1:${port}`;
-      const outbox = outboxContext(h);
-      ctx = { ...outbox, config: { ...outbox.config, publicBaseUrl: base, portalBudgetPerMinute: 100_000 } };
-      const app = buildApp(ctx);
-      server = Bun.serve({ port, hostname: "127.0.0.1", fetch: (request) => app.handle(request) });
-      chrome = await launchChromium();
-      page = await chrome.browser.newPage();
-      await page.setJavaScriptEnabled(false);
-      await page.setViewport(phone);
-      axePage = await chrome.browser.newPage();
-      await axePage.setViewport(phone);
-      await page.bringToFront();
+      ({ base, ctx, server } = serveApp((base) => {
+        const outbox = outboxContext(h);
+        return { ...outbox, config: { ...outbox.config, publicBaseUrl: base, portalBudgetPerMinute: 100_000 } };
+      }));
+      phone = await openPhone();
+      page = phone.page;
     }, 120_000);
     afterAll(async () => {
-      await chrome?.close();
+      await phone?.chrome.close();
       server?.stop(true);
       if (ctx) rmSync(ctx.config.dataDir, { recursive: true, force: true });
     });
 
-    const checked = async (state: string) => {
-      await axePage.setContent(await page.content(), { waitUntil: "load" });
-      await axePage.evaluate(axeCore.source);
-      const violations = await axePage.evaluate(async () => {
-        const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
-        const all = await axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
-        return all.violations.map((r) => ({ rule: r.id, nodes: r.nodes.map((n) => n.html) }));
-      });
-      expect({ state, violations }).toEqual({ state, violations: [] });
-      const width = await page.evaluate(() => [
-        document.documentElement.scrollWidth,
-        document.documentElement.clientWidth,
-      ]);
-      expect(width[0]).toBeLessThanOrEqual(width[1]!);
-    };
+    const checked = (state: string) => expectAccessibleAndFitting(phone!, state);
     const main = () => page.$eval("main", (el) => el.textContent ?? "");
     const submit = (button: string) => Promise.all([page.waitForNavigation(), page.click(button)]);
 
