@@ -5,7 +5,7 @@
  * and best practices) and fits the phone. The app is served in process; the link's delivery is run as its job runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "puppeteer-core";
@@ -137,11 +137,16 @@ describe.skipIf(!haveChromium("contractor browser test"))(
       expect(await page.$eval("[role=alert]", (el) => el.textContent ?? "")).toContain("at least one photo");
       await page.click("#outcome-no_access");
       await page.type("#note", "Rang the bell and phoned the tenant twice, no answer");
-      const photo = join(mkdtempSync(join(tmpdir(), "contractor-photo-")), "door.jpg");
-      writeFileSync(photo, await jpegOfCanvas(120, 90));
-      const input = await page.$("#photo");
-      await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(photo);
-      await submit("#visit");
+      const scratch = mkdtempSync(join(tmpdir(), "contractor-photo-"));
+      try {
+        const photo = join(scratch, "door.jpg");
+        writeFileSync(photo, await jpegOfCanvas(120, 90));
+        const input = await page.$("#photo");
+        await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(photo);
+        await submit("#visit");
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
       expect(await status()).toBe("No access at the last visit: please agree a new appointment");
       // The photo shows on the page, served behind the link and decoded by Chromium at its size.
       const shown = await page.$eval("ul.photos img", (img) => [

@@ -4,7 +4,7 @@
  * importWorkspace and through the CLI, and nothing is written.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { harness } from "../support/harness.ts";
@@ -107,5 +107,6 @@ describe("a string the database cannot store", () => {
       });
     }
     expect(await countRows(db)).toEqual(before);
+    rmSync(scratch, { recursive: true, force: true });
   });
 });
