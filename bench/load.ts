@@ -52,6 +52,8 @@ export interface LoadResult {
   statusCounts: Record<string, number>;
   /** CPU µs a request over the measured window: the service's and the Postgres server's (when its processes are on this machine). */
   cpu?: { serviceMicros: number | null; postgresMicros: number | null };
+  /** CPU µs a request of the load generator's own process over its whole run (wrk only): its share of the cores. */
+  generatorMicros?: number | null;
 }
 
 function percentile(sorted: Float64Array, p: number): number | null {

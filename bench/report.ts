@@ -257,6 +257,12 @@ export function renderReport(r: BenchReport): string {
       )
       .join("; ")}`,
     `CPU a request over each measured window, service / Postgres: ${r.scenarios.map((s) => `${s.scenario} ${cpu(s.cpu?.serviceMicros)} / ${cpu(s.cpu?.postgresMicros)}`).join(", ")}`,
+    `CPU a request of the load generator (wrk, whole run): ${
+      r.scenarios
+        .filter((s) => s.generatorMicros != null)
+        .map((s) => `${s.scenario} ${cpu(s.generatorMicros)}`)
+        .join(", ") || "-"
+    }`,
     ...conditionalLine(r),
     ...(r.strongBaseline
       ? [

@@ -90,6 +90,7 @@ export async function driveWrk(
   };
   const statuses = Object.entries(w.statusCounts);
   const answered = statuses.reduce((a, [, n]) => a + n, 0);
+  const generatorCpu = proc.resourceUsage()?.cpuTime.total;
   const duration = w.durationUs / 1e6;
   const ms = (us: number) => Math.round(us / 10) / 100;
   return {
@@ -106,5 +107,6 @@ export async function driveWrk(
     status5xx: statuses.filter(([s]) => s.startsWith("5")).reduce((a, [, n]) => a + n, 0),
     errors: w.socketErrors + w.timeouts,
     statusCounts: w.statusCounts,
+    generatorMicros: answered && generatorCpu !== undefined ? Math.round(Number(generatorCpu) / answered) : null,
   };
 }
