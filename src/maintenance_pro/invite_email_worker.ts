@@ -1,12 +1,12 @@
 /** The worker that emails landlord portal invitations: at least once, never twice for one invitation. */
-import type { JobResult, JobWithMetadata } from "pg-boss";
 import { queues, type Jobs, type QueuePolicy } from "../core/jobs.ts";
 import type { AppContext } from "../core/operation.ts";
-import { createMailer, type Mailer, messageIdOf, type SentEmail } from "../email/transport.ts";
+import { startMailWorker } from "../email/mail_worker.ts";
+import type { Mailer } from "../email/transport.ts";
 import { invitationEmail } from "./invitation_email.ts";
-import { hashInvitationToken, invitationLink, newInvitationToken } from "./invitation_token.ts";
+import { invitationLink } from "./invitation_token.ts";
+import { deliverLinkOnce, type LinkDeliveryOutcome } from "./link_delivery.ts";
 import { lockDelivery, markFailed, markSent, markSkipped } from "./queries.ts";
-import { errorText } from "../core/error_text.ts";
 
 /** The data of an invitation email job. */
 export interface InviteEmailJob {
@@ -37,57 +37,40 @@ export function ensureInviteEmailQueue(jobs: Jobs): Promise<void> {
   return jobs.ensureQueue(queues.inviteEmail, inviteEmailQueuePolicy);
 }
 
-/** What one run of an invitation's job did. */
-export type DeliveryOutcome = "sent" | "already_sent" | "skipped" | "missing";
-
 /**
- * Sends one invitation's email unless its ledger says it was sent. The ledger row stays locked while the
- * message goes out and is marked sent in the same transaction, so concurrent or repeated runs of the job send
- * it once. The link's token is minted here and only its hash is stored. Throws when sending failed.
+ * Sends one invitation's email unless its ledger says it was sent (link_delivery.ts): once, whatever runs of its job
+ * there are. An invitation superseded by a newer one, or whose portal access is no longer pending, is skipped. Throws
+ * when sending failed.
  */
-export async function deliverInvitationEmail(
+export function deliverInvitationEmail(
   ctx: Pick<AppContext, "db" | "config">,
   mailer: Mailer,
   job: InviteEmailJob,
   attempt: { final: boolean },
-): Promise<DeliveryOutcome> {
-  const { workspaceId, invitationId } = job;
-  const result = await ctx.db.begin(async (tx) => {
-    const delivery = await lockDelivery(tx, workspaceId, invitationId);
-    if (!delivery) return { outcome: "missing" as const };
-    if (delivery.status === "sent") return { outcome: "already_sent" as const };
-    if (delivery.status === "skipped") return { outcome: "skipped" as const };
-    if (delivery.superseded || delivery.accessStatus !== "pending") {
-      const reason = delivery.superseded
-        ? "superseded by a newer invitation"
-        : `portal access is ${delivery.accessStatus ?? "gone"}`;
-      await markSkipped(tx, workspaceId, invitationId, reason);
-      return { outcome: "skipped" as const };
-    }
-    const token = newInvitationToken();
-    const parts = invitationEmail({
-      workspaceName: delivery.workspaceName,
-      landlordName: delivery.landlordName,
-      link: invitationLink(ctx.config.portalBaseUrl, token),
-      expiresAt: delivery.expiresAt,
-    });
-    let sent: SentEmail;
-    try {
-      sent = await mailer.send({
-        to: delivery.email,
-        ...parts,
-        messageId: messageIdOf(ctx.config.emailFrom, `invitation-${invitationId}`),
-        reference: `invitation-${invitationId}`,
-      });
-    } catch (error) {
-      await markFailed(tx, workspaceId, invitationId, errorText(error), attempt.final);
-      return { outcome: "failed" as const, error };
-    }
-    await markSent(tx, workspaceId, invitationId, { tokenHash: hashInvitationToken(token), ...sent });
-    return { outcome: "sent" as const };
-  });
-  if (result.outcome === "failed") throw result.error;
-  return result.outcome;
+): Promise<LinkDeliveryOutcome> {
+  return deliverLinkOnce(
+    ctx,
+    mailer,
+    { lock: lockDelivery, markSkipped, markFailed, markSent },
+    {
+      workspaceId: job.workspaceId,
+      id: job.invitationId,
+      address: (delivery) => {
+        if (delivery.superseded) return { skip: "superseded by a newer invitation" };
+        if (delivery.accessStatus !== "pending") return { skip: `portal access is ${delivery.accessStatus ?? "gone"}` };
+        return { to: delivery.email };
+      },
+      compose: (delivery, token) =>
+        invitationEmail({
+          workspaceName: delivery.workspaceName,
+          landlordName: delivery.landlordName,
+          link: invitationLink(ctx.config.portalBaseUrl, token),
+          expiresAt: delivery.expiresAt,
+        }),
+      reference: `invitation-${job.invitationId}`,
+    },
+    attempt,
+  );
 }
 
 /**
@@ -96,41 +79,13 @@ export async function deliverInvitationEmail(
  * while batches come back full; each job is settled on its own.
  */
 export async function startInviteEmailWorker(ctx: AppContext, options: { mailer?: Mailer } = {}): Promise<void> {
-  const mailer = options.mailer ?? createMailer(ctx.config, ctx.log);
-  await ensureInviteEmailQueue(ctx.jobs);
-  const boss = await ctx.jobs.boss();
-  await boss.work(
-    queues.inviteEmail,
-    {
-      includeMetadata: true,
-      perJobResults: true,
-      batchSize: 5,
-      burstWhenBatchFull: true,
-      pollingIntervalSeconds: 1,
-      localConcurrency: 2,
-    },
-    async (jobs: JobWithMetadata<InviteEmailJob>[]) => {
-      const results: JobResult[] = [];
-      for (const job of jobs) {
-        const attempt = job.retryCount + 1;
-        const final = job.retryCount >= job.retryLimit;
-        try {
-          const outcome = await deliverInvitationEmail(ctx, mailer, job.data, { final });
-          ctx.log.info("invitation email", { invitationId: job.data.invitationId, outcome, attempt });
-          results.push({ id: job.id, status: "completed", output: { outcome } });
-        } catch (error) {
-          ctx.log.warn("invitation email failed", {
-            invitationId: job.data.invitationId,
-            attempt,
-            final,
-            error: errorText(error),
-          });
-          results.push({ id: job.id, status: "failed", output: { message: errorText(error) } });
-        }
-      }
-      return results;
-    },
-  );
-  boss.once("stopped", () => mailer.close());
-  ctx.log.info("worker started", { queue: queues.inviteEmail, transport: mailer.kind });
+  await startMailWorker<InviteEmailJob>(ctx, options.mailer, {
+    queue: queues.inviteEmail,
+    policy: inviteEmailQueuePolicy,
+    loops: 2,
+    burst: true,
+    name: "invitation email",
+    fields: (job) => ({ invitationId: job.data.invitationId }),
+    run: async (mailer, job, attempt) => ({ outcome: await deliverInvitationEmail(ctx, mailer, job.data, attempt) }),
+  });
 }

@@ -3,17 +3,16 @@
  * the agency holds, sent by the link worker to every matching occupant, working 24 hours. The token is random,
  * shown only in the message and stored only as its SHA-256 (as invitation tokens are).
  */
-import type { JobResult, JobWithMetadata } from "pg-boss";
+import type { JobWithMetadata } from "pg-boss";
 import { ulid } from "ulid";
 import { normaliseEmail, normaliseMobile } from "../contacts/normalise.ts";
-import { errorText } from "../core/error_text.ts";
 import type { Jobs, QueuePolicy } from "../core/jobs.ts";
 import type { AppContext } from "../core/operation.ts";
 import { ukTimeText } from "../core/dates.ts";
-import { html } from "../core/html.ts";
-import { createMailer, type Mailer, messageIdOf } from "../email/transport.ts";
+import { type LinkEmail, linkEmail, oneLine } from "../email/link_email.ts";
+import { startMailWorker } from "../email/mail_worker.ts";
+import { type Mailer, messageIdOf } from "../email/transport.ts";
 import { hashInvitationToken, newInvitationToken } from "./invitation_token.ts";
-import { oneLine } from "./invitation_email.ts";
 import { claimTenantLink, matchTenants } from "./tenant_queries.ts";
 import { deliverRepairReference, type TenantReferenceJob } from "./tenant_reference.ts";
 import { queueTenantSms } from "./tenant_sms.ts";
@@ -58,33 +57,27 @@ export function tenantLinkUrl(publicBaseUrl: string, slug: string, token: string
 }
 
 /** The email carrying a link. */
-export function tenantLinkEmail(input: { workspaceName: string; link: string; expiresAt: string }) {
+export function tenantLinkEmail(input: { workspaceName: string; link: string; expiresAt: string }): LinkEmail {
   const workspace = oneLine(input.workspaceName);
-  const expires = ukTimeText(input.expiresAt);
-  const subject = `Your link to report a repair to ${workspace}`;
-  const text = [
-    "Hello,",
-    "",
-    `You asked for a link to report a repair to ${workspace} and follow your repairs. Open it here:`,
-    input.link,
-    "",
-    `The link works until ${expires}. If you did not ask for it, you can ignore this email.`,
-    "",
-    workspace,
-    "",
-  ].join("\r\n");
-  const markup = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${subject}</title></head>
-<body style="font-family: Arial, sans-serif; line-height: 1.5; color: #222;">
-<p>Hello,</p>
-<p>You asked for a link to report a repair to <strong>${workspace}</strong> and follow your repairs.</p>
-<p><a href="${input.link}">Report or follow a repair</a></p>
-<p>Or copy this link into your browser:<br>${input.link}</p>
-<p>The link works until ${expires}. If you did not ask for it, you can ignore this email.</p>
-<p>${workspace}</p>
-</body></html>
-`;
-  return { subject, text, html: markup.toString() };
+  return linkEmail({
+    subject: `Your link to report a repair to ${workspace}`,
+    greeting: "Hello,",
+    before: [],
+    link: {
+      url: input.link,
+      button: "Report or follow a repair",
+      lead: [
+        "You asked for a link to report a repair to ",
+        { strong: workspace },
+        " and follow your repairs.",
+        { textOnly: " Open it here:" },
+      ],
+    },
+    after: [
+      [`The link works until ${ukTimeText(input.expiresAt)}. If you did not ask for it, you can ignore this email.`],
+    ],
+    signature: workspace,
+  });
 }
 
 /** The SMS carrying a link. */
@@ -190,27 +183,11 @@ async function runTenantJob(ctx: AppContext, mailer: Mailer, job: JobWithMetadat
 
 /** Starts the link worker: one job at a time; a link request's details are not logged. */
 export async function startTenantLinkWorker(ctx: AppContext, options: { mailer?: Mailer } = {}): Promise<void> {
-  const mailer = options.mailer ?? createMailer(ctx.config, ctx.log);
-  await ensureTenantLinkQueue(ctx.jobs);
-  const boss = await ctx.jobs.boss();
-  await boss.work(
-    tenantLinkQueue,
-    { includeMetadata: true, perJobResults: true, batchSize: 5, pollingIntervalSeconds: 1 },
-    async (jobs: JobWithMetadata<TenantJob>[]) => {
-      const results: JobResult[] = [];
-      for (const job of jobs) {
-        try {
-          const output = await runTenantJob(ctx, mailer, job);
-          ctx.log.info("tenant message job", { jobId: job.id, ...output });
-          results.push({ id: job.id, status: "completed", output });
-        } catch (error) {
-          ctx.log.warn("tenant message job failed", { jobId: job.id, error: errorText(error) });
-          results.push({ id: job.id, status: "failed", output: { message: errorText(error) } });
-        }
-      }
-      return results;
-    },
-  );
-  boss.once("stopped", () => mailer.close());
-  ctx.log.info("worker started", { queue: tenantLinkQueue, transport: mailer.kind });
+  await startMailWorker<TenantJob>(ctx, options.mailer, {
+    queue: tenantLinkQueue,
+    policy: tenantLinkQueuePolicy,
+    name: "tenant message job",
+    fields: (job) => ({ jobId: job.id }),
+    run: (mailer, job) => runTenantJob(ctx, mailer, job),
+  });
 }

@@ -4,11 +4,10 @@
  * transaction, so a retry, or a second run at once, sends nothing again.
  */
 import { ukTimeText } from "../core/dates.ts";
-import { html } from "../core/html.ts";
 import type { AppContext } from "../core/operation.ts";
+import { br, type LinkEmail, linkEmail, oneLine } from "../email/link_email.ts";
 import type { Mailer } from "../email/transport.ts";
 import { messageIdOf } from "../email/transport.ts";
-import { oneLine } from "./invitation_email.ts";
 import { ensureSmsQueue } from "../telephony/worker.ts";
 import { lockRepairNotice, markRepairNoticeSent } from "./tenant_queries.ts";
 import { queueTenantSms } from "./tenant_sms.ts";
@@ -20,43 +19,37 @@ export interface TenantReferenceJob {
   repairId: string;
 }
 
-/** The email carrying a repair's reference. */
+/** The email carrying a repair's reference, and the link to the page where the tenant asks for a new link. */
 export function referenceEmail(input: {
   workspaceName: string;
   reference: string;
   title: string;
   reportedAt: string;
   reportPage: string;
-}) {
+}): LinkEmail {
   const workspace = oneLine(input.workspaceName);
-  const title = oneLine(input.title);
-  const reported = ukTimeText(input.reportedAt);
-  const subject = `Your repair reference ${input.reference} with ${workspace}`;
-  const text = [
-    "Hello,",
-    "",
-    `We received your repair report (${title}) on ${reported}. Its reference is ${input.reference}:`,
-    "please quote it when you contact us about it.",
-    "",
-    `To see what must happen by when, ask for a new link at ${input.reportPage}`,
-    "",
-    "If anyone is in danger now, call 999. If you smell gas, call 0800 111 999.",
-    "",
-    workspace,
-    "",
-  ].join("\r\n");
-  const markup = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${subject}</title></head>
-<body style="font-family: Arial, sans-serif; line-height: 1.5; color: #222;">
-<p>Hello,</p>
-<p>We received your repair report (${title}) on ${reported}. Its reference is <strong>${input.reference}</strong>:
-please quote it when you contact us about it.</p>
-<p>To see what must happen by when, <a href="${input.reportPage}">ask for a new link</a>.</p>
-<p>If anyone is in danger now, call 999. If you smell gas, call 0800 111 999.</p>
-<p>${workspace}</p>
-</body></html>
-`;
-  return { subject, text, html: markup.toString() };
+  return linkEmail({
+    subject: `Your repair reference ${input.reference} with ${workspace}`,
+    greeting: "Hello,",
+    before: [
+      [
+        `We received your repair report (${oneLine(input.title)}) on ${ukTimeText(input.reportedAt)}. `,
+        "Its reference is ",
+        { strong: input.reference },
+        ":",
+        br,
+        "please quote it when you contact us about it.",
+      ],
+    ],
+    link: {
+      url: input.reportPage,
+      button: "Ask for a new link",
+      lead: ["To see what must happen by when, ask for a new link", { textOnly: " at" }, { htmlOnly: ":" }],
+      inline: true,
+    },
+    after: [["If anyone is in danger now, call 999. If you smell gas, call 0800 111 999."]],
+    signature: workspace,
+  });
 }
 
 /** The SMS carrying a repair's reference. */
