@@ -1,7 +1,8 @@
 /**
  * The tenant's pages (report a repair, ask for a link, the repairs of a tenancy): small server-rendered HTML with no
- * script and only our own inline style (allowed by its hash). Every interpolated value is escaped. No page says
- * whether a postcode, email or mobile is known.
+ * script and only our own inline style (allowed by its hash); images only from our own origin (the photos the
+ * tenants sent, behind the session's own pages). Every interpolated value is escaped. No page says whether a
+ * postcode, email or mobile is known.
  */
 import { ukTimeText } from "../core/dates.ts";
 import { type Html, html } from "../core/html.ts";
@@ -35,12 +36,15 @@ label.inline { display: inline; margin-right: 1.5rem; }
 #risk-yes:checked ~ .emergency { display: block; }
 .summary { white-space: pre-wrap; }
 .small { color: #57606a; font-size: 0.9rem; }
+.photos { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.5rem; }
+.photos img { display: block; max-width: 8rem; max-height: 8rem; width: auto; height: auto;
+  border: 1px solid #d0d7de; }
 @media (max-width: 36rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }
 `;
 
-const frame = pageFrame(style);
+const frame = pageFrame(style, { images: "self" });
 
-/** The Content-Security-Policy of the pages: nothing loads, only our style applies, forms post to us. */
+/** The Content-Security-Policy of the pages: only our style and our images, forms post to us. */
 export const tenantPolicy = frame.policy;
 
 /** A whole page around a title and body. */
@@ -151,8 +155,28 @@ export function clockSentences(repair: Repair): string[] {
     .map((c) => `${clockDuties[c.kind]} by ${ukTimeText(c.dueAt)}.`);
 }
 
-/** One repair as the tenant sees it: status, what must happen by when, what was done when, the written summaries. */
-function repairCard(repair: Repair): Html {
+/** A photo as the page shows it: where its bytes are (behind the session's own pages) and its size. */
+export interface PagePhoto {
+  url: string;
+  width: number;
+  height: number;
+}
+
+/** A repair's photos, small, each with its place and the repair's reference as its text. */
+const photosPart = (photos: readonly PagePhoto[], reference: string) =>
+  photos.length
+    ? html`<p>Photos sent with the report:</p>
+<ul class="photos">${photos.map(
+        (p, i) => html`<li><img src="${p.url}" width="${String(p.width)}" height="${String(p.height)}" \
+alt="Photo ${String(i + 1)} sent with the report of ${reference}"></li>`,
+      )}</ul>`
+    : "";
+
+/**
+ * One repair as the tenant sees it: status, what must happen by when, what was done when, the written summaries,
+ * the photos the tenants sent.
+ */
+function repairCard(repair: Repair, photos: readonly PagePhoto[]): Html {
   const done = repair.milestones.map((m) => html`<li>${milestoneWords[m.kind] ?? m.kind}: ${ukTimeText(m.at)}</li>`);
   const summaries = repair.milestones.filter((m) => m.kind === "summary_sent" && m.method === "portal" && m.note);
   return html`<section aria-labelledby="r-${repair.id}">
@@ -162,6 +186,7 @@ function repairCard(repair: Repair): Html {
 ${clockSentences(repair).map((s) => html`<p>${s}</p>`)}
 ${done.length ? html`<p>What has been done:</p><ul>${done}</ul>` : ""}
 ${summaries.map((m) => html`<h4>Written summary (${ukTimeText(m.at)})</h4><p class="summary">${m.note ?? ""}</p>`)}
+${photosPart(photos, repair.reference ?? "this repair")}
 </section>`;
 }
 
@@ -176,12 +201,13 @@ const emergencyNumbers = html`<p><strong>If anyone is in danger now, do not wait
 </ul>
 <p>Then send this form so that we know.</p>`;
 
-/** The repairs page of a link's tenancy, newest first, with the form to report one. */
+/** The repairs page of a link's tenancy, newest first, each with its photos (by repair id), and the form. */
 export function tenancyHtml(
   view: TenantLinkView,
   repairs: readonly Repair[],
   formKey: string,
   problems: string[] = [],
+  photos: ReadonlyMap<string, readonly PagePhoto[]> = new Map(),
 ) {
   const options = categories.map((c) => html`<option value="${c}">${categoryWords[c]}</option>`);
   return tenantHtml(
@@ -208,7 +234,7 @@ ${problems.length ? html`<div role="alert"><ul>${problems.map((p) => html`<li>${
 <button type="submit">Send the report</button>
 </form>
 <h2>Repairs you reported</h2>
-${repairs.length ? repairs.map(repairCard) : html`<p>No repairs yet.</p>`}`,
+${repairs.length ? repairs.map((r) => repairCard(r, photos.get(r.id) ?? [])) : html`<p>No repairs yet.</p>`}`,
   );
 }
 

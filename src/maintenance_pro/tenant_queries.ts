@@ -119,19 +119,59 @@ export function tenantLinkBySession(db: Db | Tx, sessionHash: Buffer): Promise<T
 }
 
 /**
- * Spends a link: marks it used and starts its session (the cookie's hash), lasting `minutes`. Returns the session's
- * end as an instant; undefined when the link was spent already (a concurrent spend won) or has expired.
+ * Spends a link: marks it used and starts its session (the cookie's hash), lasting `minutes`; or, when the link's
+ * row holds this very session already and it lasts still, answers it again (the same browser's second POST, see
+ * tenant_session.ts), changing nothing. One statement: a POST that waits for a concurrent spend's row lock checks the
+ * row as that spend left it, so the same browser's second POST gets the session and any other is refused. Returns
+ * the session's end as an instant; undefined when the link was spent with another session, that session is over,
+ * or the link has expired unspent.
  */
 export async function spendTenantLink(
   db: Db | Tx,
   link: { workspaceId: string; linkId: string; sessionHash: Buffer; minutes: number },
 ): Promise<string | undefined> {
   const [row] = await db<{ sessionExpiresAt: string }[]>`
-    update tenant_links set spent_at = now(), session_hash = ${link.sessionHash},
-           session_expires_at = now() + make_interval(mins => ${link.minutes})
-    where workspace_id = ${link.workspaceId} and id = ${link.linkId} and spent_at is null and expires_at > now()
+    update tenant_links set spent_at = coalesce(spent_at, now()), session_hash = ${link.sessionHash},
+           session_expires_at = coalesce(session_expires_at, now() + make_interval(mins => ${link.minutes}))
+    where workspace_id = ${link.workspaceId} and id = ${link.linkId}
+      and ((spent_at is null and expires_at > now())
+           or (session_hash = ${link.sessionHash} and session_expires_at > now()))
     returning iso(session_expires_at) as "sessionExpiresAt"`;
   return row?.sessionExpiresAt;
+}
+
+/** A photo the tenant's page shows, without its bytes. */
+export interface TenantPhoto {
+  id: string;
+  repairId: string;
+  width: number;
+  height: number;
+}
+
+/** The photos the tenants sent with the repairs of a tenancy, each repair's in the order they came. */
+export async function tenancyPhotos(db: Db | Tx, workspaceId: string, tenancyId: string): Promise<TenantPhoto[]> {
+  return db<TenantPhoto[]>`
+    select p.id, p.repair_id as "repairId", p.width, p.height
+    from repairs r
+    join repair_photos p on p.workspace_id = r.workspace_id and p.repair_id = r.id and p.source = 'tenant'
+    where r.workspace_id = ${workspaceId} and r.tenancy_id = ${tenancyId}
+    order by p.repair_id, p.created_at, p.id`;
+}
+
+/** One photo a tenant sent with a repair of the tenancy, as bytes with its type; undefined for any other. */
+export async function tenancyPhotoBytes(
+  db: Db | Tx,
+  workspaceId: string,
+  tenancyId: string,
+  photoId: string,
+): Promise<{ contentType: string; bytes: Buffer } | undefined> {
+  const [row] = await db<{ contentType: string; bytes: Buffer }[]>`
+    select p.content_type, p.bytes
+    from repair_photos p
+    join repairs r on r.workspace_id = p.workspace_id and r.id = p.repair_id
+    where p.workspace_id = ${workspaceId} and p.id = ${photoId} and p.source = 'tenant'
+      and r.tenancy_id = ${tenancyId}`;
+  return row;
 }
 
 /** Whether a workspace of the slug exists and is not suspended. */

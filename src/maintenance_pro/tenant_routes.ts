@@ -1,8 +1,10 @@
 /**
  * The tenant's public pages (group maintenance-pro-public): `GET /report/{slug}` asks for the home's postcode and
  * the tenant's email or mobile, `POST /report/{slug}` queues the request and always answers the same page (the
- * link worker matches and sends), `GET /report/{slug}/t/{token}` is the page of a link's tenancy. Every request
- * counts against the per-address budget `report`; a link request also against its postcode's budget.
+ * link worker matches and sends), `GET /report/{slug}/t/{token}` is the page of a link, whose POST opens
+ * `GET /report/{slug}/repairs`, the page of its tenancy, which shows the photos the tenants sent through
+ * `GET /report/{slug}/photos/{id}`. Every request counts against the per-address budget `report` (a photo against
+ * `report-photos`); a link request also against its postcode's budget.
  */
 import { takeAddressToken } from "../core/address_budget.ts";
 import { rateLimited, rateLimitHeaders } from "../core/budget.ts";
@@ -10,6 +12,7 @@ import type { AppError } from "../core/errors.ts";
 import type { PublicRequest, PublicRoute } from "../core/public_route.ts";
 import { CrossSiteRequest } from "./errors.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
+import { isId } from "../core/schema.ts";
 import { crossSiteRequest, linkTokenShape, refusalNotice, tokenHashPrefix } from "./public_pages.ts";
 import { ensureTenantLinkQueue, type TenantLinkJob, tenantLinkQueue } from "./tenant_link.ts";
 import {
@@ -17,6 +20,7 @@ import {
   linkRequestHtml,
   linkSentHtml,
   noticeHtml,
+  type PagePhoto,
   reportedHtml,
   tenancyHtml,
   tenantPage,
@@ -30,16 +34,22 @@ import { readReportForm, reportByTenant, reportPhotosMax } from "./tenant_report
 import {
   reportWorkspace,
   spendTenantLink,
+  tenancyPhotoBytes,
+  tenancyPhotos,
   type TenantLinkView,
   tenantLinkByHash,
   tenantLinkBySession,
 } from "./tenant_queries.ts";
 import {
+  browserCookie,
+  browserMarkOf,
   hashTenantSession,
+  linkSession,
   newTenantSession,
   sessionCookie,
   sessionOf,
   tenantPagesPath,
+  tenantPhotoPath,
   tenantRepairsPath,
   tenantSessionMinutes,
 } from "./tenant_session.ts";
@@ -54,6 +64,15 @@ function refuse(error: AppError, req: Pick<PublicRequest, "requestId" | "request
 }
 
 const budget: PublicRoute["budget"] = { name: () => "report", perMinute: (config) => config.portalBudgetPerMinute };
+
+/**
+ * The photos' own budget `report-photos`, ten times the pages' a minute: one page shows up to 5 photos a repair,
+ * each its own request, and a photo is read only with a live session.
+ */
+const photoBudget: PublicRoute["budget"] = {
+  name: () => "report-photos",
+  perMinute: (config) => config.portalBudgetPerMinute * 10,
+};
 
 /** The page of a slug no workspace has. */
 function noWorkspace(req: PublicRequest): Response {
@@ -118,8 +137,9 @@ export const reportRequestLink: PublicRoute = {
 
 /**
  * The page of a link: a "Continue" button whose POST spends the link. Fetching it spends nothing (mail scanners
- * fetch links), so it shows nothing of the tenancy. Refused with a page: unknown (404), of an ended tenancy,
- * expired or used (410). A used link opened again in the browser its session lives in goes to the tenancy's page.
+ * fetch links), so it shows nothing of the tenancy; it gives a browser without one its mark (tenant_session.ts).
+ * Refused with a page: unknown (404), of an ended tenancy, expired or used (410). A used link opened again in the
+ * browser its session lives in goes to the tenancy's page.
  */
 export const reportLink: PublicRoute = {
   id: "report.link",
@@ -130,13 +150,19 @@ export const reportLink: PublicRoute = {
   async handle(req) {
     const view = await linkOf(req);
     if (view instanceof Response) return view;
-    return tenantPage(200, continueHtml(view.workspaceName), req.requestId);
+    const headers: Record<string, string> = {};
+    if (!browserMarkOf(req.request)) {
+      headers["set-cookie"] = browserCookie(view.workspaceSlug, newTenantSession(), secureCookies(req));
+    }
+    return tenantPage(200, continueHtml(view.workspaceName), req.requestId, headers);
   },
 };
 
 /**
  * The link's "Continue": spends the link and starts its session (a cookie bound to the link's row, see
- * tenant_session.ts), then sends the browser to the tenancy's page. Cross-site posts are refused and spend nothing.
+ * tenant_session.ts), then sends the browser to the tenancy's page. Posted again by the same browser (a double
+ * click) while that session lasts, it answers the same session and page; from any other browser, or once the
+ * session is over, the link is used (410). Cross-site posts are refused and spend nothing.
  */
 export const reportOpenLink: PublicRoute = {
   id: "report.open_link",
@@ -146,9 +172,9 @@ export const reportOpenLink: PublicRoute = {
   refuse,
   async handle(req) {
     if (crossSiteRequest(req)) throw new CrossSiteRequest();
-    const view = await linkOf(req);
+    const view = await linkOf(req, { spent: true });
     if (view instanceof Response) return view;
-    const session = newTenantSession();
+    const session = linkSession(req.params.token ?? "", browserMarkOf(req.request));
     const spent = await spendTenantLink(req.app.db, {
       workspaceId: view.workspaceId,
       linkId: view.linkId,
@@ -156,11 +182,16 @@ export const reportOpenLink: PublicRoute = {
       minutes: tenantSessionMinutes,
     });
     if (!spent) return usedLink(req, view);
-    req.app.log.info("tenant link spent", { requestId: req.requestId, linkId: view.linkId });
-    const secure = req.url.protocol === "https:" || req.app.config.publicBaseUrl.startsWith("https:");
-    return openPage(req, view.workspaceSlug, { "set-cookie": sessionCookie(view.workspaceSlug, session, secure) });
+    req.app.log.info("tenant link spent", { requestId: req.requestId, linkId: view.linkId, again: view.spent });
+    const cookie = sessionCookie(view.workspaceSlug, session, secureCookies(req));
+    return openPage(req, view.workspaceSlug, { "set-cookie": cookie });
   },
 };
+
+/** Whether cookies are Secure: the service is reached over https (the request, or its public address). */
+function secureCookies(req: PublicRequest): boolean {
+  return req.url.protocol === "https:" || req.app.config.publicBaseUrl.startsWith("https:");
+}
 
 /** The page of a session's tenancy: its repairs, and the form. */
 export const reportRepairs: PublicRoute = {
@@ -176,7 +207,45 @@ export const reportRepairs: PublicRoute = {
   },
 };
 
-/** The page of a link's tenancy: its repairs with their clocks, and the form with a fresh one-off key. */
+/**
+ * One photo a tenant sent with a repair of the session's tenancy: its bytes, never sniffed, stored or framed,
+ * sandboxed if opened alone. Without a live session of this workspace's pages, the refusal page of the tenancy's
+ * page (401, or 410 once the tenancy ended); a photo of another tenancy, another workspace, another source or
+ * unknown: the page saying so (404).
+ */
+export const reportPhoto: PublicRoute = {
+  id: "report.photo",
+  method: "GET",
+  path: "/report/:slug/photos/:photoId",
+  budget: photoBudget,
+  refuse,
+  async handle(req) {
+    const view = await sessionLink(req);
+    if (view instanceof Response) return view;
+    const photoId = req.params.photoId ?? "";
+    const photo = isId(photoId)
+      ? await tenancyPhotoBytes(req.app.db, view.workspaceId, view.tenancyId, photoId)
+      : undefined;
+    if (!photo) {
+      req.logged.error = "PhotoNotFound";
+      const text = "There is no such photo of your repairs.";
+      return tenantPage(404, noticeHtml("Photo not found", text), req.requestId);
+    }
+    return new Response(photo.bytes, {
+      headers: {
+        "content-type": photo.contentType,
+        "x-content-type-options": "nosniff",
+        "cache-control": "private, no-store",
+        "content-security-policy": "default-src 'none'; sandbox",
+        "cross-origin-resource-policy": "same-origin",
+        "referrer-policy": "no-referrer",
+        "x-request-id": req.requestId,
+      },
+    });
+  },
+};
+
+/** The page of a link's tenancy: its repairs with their clocks and photos, and the form with a fresh one-off key. */
 async function tenancyPage(req: PublicRequest, view: TenantLinkView, problems: string[] = []): Promise<string> {
   const now = new Date().toISOString();
   const context = {
@@ -186,7 +255,12 @@ async function tenancyPage(req: PublicRequest, view: TenantLinkView, problems: s
   };
   const rows = await tenancyRepairRows(req.app.db, view.workspaceId, view.tenancyId, 100);
   const repairs = rows.map((row) => repairAnswer(row, context));
-  return tenancyHtml(view, repairs, ulid(), problems);
+  const photos = new Map<string, PagePhoto[]>();
+  for (const p of await tenancyPhotos(req.app.db, view.workspaceId, view.tenancyId)) {
+    const shown = { url: tenantPhotoPath(view.workspaceSlug, p.id), width: p.width, height: p.height };
+    photos.set(p.repairId, [...(photos.get(p.repairId) ?? []), shown]);
+  }
+  return tenancyHtml(view, repairs, ulid(), problems, photos);
 }
 
 /** The refusal of a link used already; in the browser holding its live session, the way to the tenancy's page. */
@@ -209,8 +283,11 @@ function openPage(req: PublicRequest, slug: string, headers: Record<string, stri
   return tenantPage(303, page, req.requestId, { location: to, ...headers });
 }
 
-/** The link of a request, or the page refusing it (unknown, of an ended tenancy, expired, used). */
-async function linkOf(req: PublicRequest): Promise<TenantLinkView | Response> {
+/**
+ * The link of a request, or the page refusing it (unknown, of an ended tenancy, expired, used); with `spent`, a used
+ * link is answered too (its POST checks whether this browser may have its session again).
+ */
+async function linkOf(req: PublicRequest, allow: { spent?: boolean } = {}): Promise<TenantLinkView | Response> {
   const token = req.params.token ?? "";
   const view = linkTokenShape.test(token) ? await tenantLinkByHash(req.app.db, hashInvitationToken(token)) : undefined;
   req.app.log.info("tenant link", { requestId: req.requestId, tokenHash: tokenHashPrefix(token) });
@@ -222,7 +299,7 @@ async function linkOf(req: PublicRequest): Promise<TenantLinkView | Response> {
   req.logged.workspaceId = view.workspaceId;
   const ended = tenancyEnded(req, view);
   if (ended) return ended;
-  if (view.spent) return usedLink(req, view);
+  if (view.spent) return allow.spent ? view : usedLink(req, view);
   if (view.expired) {
     req.logged.error = "TenantLinkExpired";
     const text = "Links work for 24 hours. Please ask for a new one from the report page.";
@@ -295,4 +372,5 @@ export const tenantRoutes: readonly PublicRoute[] = [
   reportOpenLink,
   reportRepairs,
   reportByLink,
+  reportPhoto,
 ];

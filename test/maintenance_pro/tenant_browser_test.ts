@@ -1,11 +1,13 @@
 /**
  * The tenant's pages in Chromium, without JavaScript, on a 375 px phone: ask for a link, open it from the email the
- * link worker wrote (or the SMS it queued), continue, report a repair, see its reference, find the link used; every
- * page passes axe-core (WCAG A/AA and best practices) and fits the phone. The app is served in process; the
- * worker's delivery is run as the worker runs it.
+ * link worker wrote (or the SMS it queued), continue with a double click, report a repair with a photo, see its
+ * reference, the photo (decoded from its route behind the session) and the clock's sentence, then the written summary
+ * the agency recorded for the portal; find the link used in another browser. Every page passes axe-core (WCAG A/AA
+ * and best practices) and fits the phone. The app is served in process; the worker's delivery is run as the worker
+ * runs it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import axeCore, { type AxeResults, type RunOptions } from "axe-core";
@@ -17,7 +19,15 @@ import { haveChromium, launchChromium, type TestBrowser } from "../support/chrom
 import { harness } from "../support/harness.ts";
 import { parseEmail } from "../email/smtp.ts";
 
-declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
+declare const document: {
+  documentElement: { scrollWidth: number; clientWidth: number };
+  createElement(tag: "canvas"): {
+    width: number;
+    height: number;
+    getContext(kind: "2d"): { fillStyle: string; fillRect(x: number, y: number, w: number, h: number): void };
+    toDataURL(type: string): string;
+  };
+};
 declare const axe: { run(context: unknown, options: RunOptions): Promise<AxeResults> };
 const phone = { width: 375, height: 667, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
 
@@ -34,6 +44,13 @@ describe.skipIf(!haveChromium("tenant browser test"))(
     let page: Page;
     let axePage: Page;
     let ctx: typeof h.ctx;
+    /**
+     * A double click as a person makes it: the server holds the answer to the first POST of a link (which has spent
+     * the link) until the second POST arrives, so the browser sends the second while the first is in flight.
+     */
+    let doubleClick:
+      | { count: number; first: PromiseWithResolvers<void>; second: PromiseWithResolvers<void> }
+      | undefined;
 
     beforeAll(async () => {
       const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
@@ -42,7 +59,23 @@ describe.skipIf(!haveChromium("tenant browser test"))(
       base = `http://127.0.0.1:${port}`;
       ctx = { ...h.ctx, config: { ...h.ctx.config, dataDir, publicBaseUrl: base, portalBudgetPerMinute: 100_000 } };
       const app = buildApp(ctx);
-      server = Bun.serve({ port, hostname: "127.0.0.1", fetch: (request) => app.handle(request) });
+      server = Bun.serve({
+        port,
+        hostname: "127.0.0.1",
+        fetch: async (request) => {
+          const held = doubleClick;
+          if (!held || request.method !== "POST" || !new URL(request.url).pathname.includes("/t/"))
+            return app.handle(request);
+          if (++held.count > 1) {
+            held.second.resolve();
+            return app.handle(request);
+          }
+          const answer = await app.handle(request);
+          held.first.resolve();
+          await held.second.promise;
+          return answer;
+        },
+      });
       chrome = await launchChromium();
       page = await chrome.browser.newPage();
       await page.setJavaScriptEnabled(false);
@@ -56,6 +89,25 @@ describe.skipIf(!haveChromium("tenant browser test"))(
       server?.stop(true);
       rmSync(dataDir, { recursive: true, force: true });
     });
+
+    /** A JPEG of width × height, drawn by Chromium (so that it decodes as the page shows it). */
+    const jpegOfCanvas = async (width: number, height: number) => {
+      const url = await axePage.evaluate(
+        (w, h) => {
+          const canvas = document.createElement("canvas");
+          canvas.width = w;
+          canvas.height = h;
+          const g = canvas.getContext("2d");
+          g.fillStyle = "#3060a0";
+          g.fillRect(0, 0, w, h);
+          return canvas.toDataURL("image/jpeg");
+        },
+        width,
+        height,
+      );
+      return Buffer.from(url.slice(url.indexOf(",") + 1), "base64");
+    };
+    const mainText = (on: Page = page) => on.$eval("main", (el) => el.textContent ?? "");
 
     const checked = async (state: string, on: Page = page) => {
       await axePage.setContent(await on.content(), { waitUntil: "load" });
@@ -98,11 +150,27 @@ describe.skipIf(!haveChromium("tenant browser test"))(
         parseEmail(readFileSync(join(dir, file!), "utf8")).text ?? "",
       )![1]!;
 
-      // The link's page spends nothing when fetched: its Continue (a POST) opens the tenancy's page.
+      // The link's page spends nothing when fetched: its Continue (a POST) opens the tenancy's page, also when
+      // double-clicked: the second POST, sent while the first is in flight, is the answer the browser keeps.
       expect((await page.goto(link, { waitUntil: "load" }))!.status()).toBe(200);
       await checked("continue");
-      await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
+      const held = { count: 0, first: Promise.withResolvers<void>(), second: Promise.withResolvers<void>() };
+      doubleClick = held;
+      try {
+        const box = (await (await page.$("button[type=submit]"))!.boundingBox())!;
+        const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+        const navigated = page.waitForNavigation();
+        await page.mouse.click(x, y);
+        await held.first.promise;
+        await page.mouse.click(x, y, { count: 2 });
+        await navigated;
+      } finally {
+        doubleClick = undefined;
+        held.second.resolve();
+      }
+      expect(held.count).toBe(2);
       expect(page.url()).toBe(`${base}/report/${ws.slug}/repairs`);
+      expect(await mainText()).toContain("Report a repair");
       await checked("tenancy");
       await page.select("#category", "damp_mould");
       await page.type("#location", "Bedroom");
@@ -113,12 +181,70 @@ describe.skipIf(!haveChromium("tenant browser test"))(
       // Answering yes shows the emergency numbers before the form is sent, with the page's style alone.
       expect(await emergency.isVisible()).toBe(true);
       await checked("at risk");
-      await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
-      const [repair] = await db<{ reference: string }[]>`select reference from repairs where workspace_id = ${ws.id}`;
+      const scratch = mkdtempSync(join(tmpdir(), "tenant-photo-"));
+      try {
+        const photo = join(scratch, "mould.jpg");
+        writeFileSync(photo, await jpegOfCanvas(120, 90));
+        const input = await page.$("#photo");
+        await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(photo);
+        await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+      const [repair] = await db<{ id: string; reference: string }[]>`
+        select id, reference from repairs where workspace_id = ${ws.id}`;
       expect(await page.$eval(".reference", (el) => el.textContent)).toBe(repair!.reference);
       await checked("reported");
       await Promise.all([page.waitForNavigation(), page.click("main a")]);
-      expect(await page.$eval("main", (el) => el.textContent ?? "")).toContain("Repairs you reported");
+      expect(await mainText()).toContain("Repairs you reported");
+      // The photo shows on the page, served behind the session and decoded by Chromium at its size.
+      const shown = await page.$eval("ul.photos img", (img) => [
+        (img as unknown as { naturalWidth: number }).naturalWidth,
+        (img as unknown as { naturalHeight: number }).naturalHeight,
+        img.getAttribute("alt"),
+        img.getAttribute("src"),
+      ]);
+      const [stored] = await db<{ id: string }[]>`
+        select id from repair_photos where workspace_id = ${ws.id} and repair_id = ${repair!.id}`;
+      expect(shown).toEqual([
+        120,
+        90,
+        `Photo 1 sent with the report of ${repair!.reference}`,
+        `/report/${ws.slug}/photos/${stored!.id}`,
+      ]);
+      await checked("photo");
+
+      // The agency assesses it: the page says what must happen by when.
+      const key = ws.key;
+      const write = async (path: string, body: Record<string, unknown>) => {
+        const current = await h.request("GET", `/maintenance-pro/repairs/${repair!.id}`, { key });
+        const res = await h.request("POST", `/maintenance-pro/repairs/${repair!.id}/${path}`, {
+          key,
+          body: { expectedRevision: current.body.revision, ...body },
+        });
+        expect({ path, status: res.status, body: res.status === 200 ? null : res.body }).toEqual({
+          path,
+          status: 200,
+          body: null,
+        });
+      };
+      await write("triage", { hazard: "significant", hhsrsHazard: "damp_and_mould_growth" });
+      await page.reload({ waitUntil: "load" });
+      expect(await mainText()).toMatch(/We must inspect the problem by [^.]+\(UK time\)\./);
+      await checked("assessed");
+
+      // It records its inspection and the written summary sent through the portal: the page shows the summary.
+      const now = () => new Date().toISOString();
+      await write("milestones", { kind: "investigated", at: now(), outcome: "hazard_confirmed" });
+      const summary = "We found mould from a blocked vent. We will clear it and treat the wall by Friday.";
+      await write("milestones", { kind: "summary_sent", at: now(), method: "portal", note: summary });
+      expect((await page.reload({ waitUntil: "load" }))!.status()).toBe(200);
+      const after = await mainText();
+      expect(after).toContain("Written summary sent");
+      expect(await page.$eval("main .summary", (el) => el.textContent)).toBe(summary);
+      expect(after).toMatch(/We must start the work [^.]+ by [^.]+\(UK time\)\./);
+      expect(after).not.toContain("We must send you a written summary");
+      await checked("summary");
 
       // The link is spent: another browser (no session) is told so, and how to get a new one.
       const other = await chrome!.browser.createBrowserContext();

@@ -2,7 +2,8 @@
  * A tenant's link is spent once, by the POST of its page's Continue (a GET, as a mail scanner sends, spends
  * nothing), and starts a session whose cookie (HttpOnly, SameSite=Strict, Secure over https, scoped to the
  * workspace's pages) opens the tenancy's page for an hour; a used link is refused with a page saying how to get a
- * new one.
+ * new one. A double click (the same browser's mark, given by the link's GET) opens the page with the same session
+ * while it lasts; any other browser is refused. An ended tenancy's link and session are refused with a page saying so.
  */
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -79,7 +80,7 @@ test("fetching a link spends nothing and shows nothing of the tenancy; its Conti
   }
 });
 
-test("two Continues at once: one opens the page, the other is told the link was used", async () => {
+test("two Continues at once from browsers without a mark: one opens the page, the others are refused", async () => {
   const l = await link();
   const answers = await Promise.all([post(l.path), post(l.path), post(l.path)]);
   expect(answers.map((a) => a.status).sort()).toEqual([303, 410, 410]);
@@ -156,4 +157,94 @@ test("the session's cookie is Secure when the service is reached over https", as
   expect(opened.headers.get("set-cookie")!.split("; ")).toContain("Secure");
   const plain = await post((await link()).path);
   expect(plain.headers.get("set-cookie")!.split("; ")).not.toContain("Secure");
+  const marked = await get((await link()).path, "", secure);
+  expect(marked.headers.get("set-cookie")!.split("; ")).toContain("Secure");
+  expect((await markOf((await link()).path)).header.split("; ")).not.toContain("Secure");
+});
+
+/** The browser's mark the link's GET gives (`name=value`), and the Set-Cookie header that carried it. */
+async function markOf(path: string) {
+  const page = await get(path);
+  expect(page.status).toBe(200);
+  const header = page.headers.get("set-cookie")!;
+  return { mark: header.split(";")[0]!, header };
+}
+
+test("the link's page gives a browser without one its mark, scoped to the workspace's link pages", async () => {
+  const l = await link();
+  const { mark, header } = await markOf(l.path);
+  expect(mark).toMatch(/^tenant_browser=[A-Za-z0-9_-]{43}$/);
+  expect(header.split("; ").slice(1).sort()).toEqual(
+    ["HttpOnly", "Max-Age=86400", `Path=/report/${ws.slug}/t`, "SameSite=Strict"].sort(),
+  );
+  // A browser with its mark keeps it; the GET spent nothing.
+  expect((await get(l.path, mark)).headers.get("set-cookie")).toBeNull();
+  const [row] = await db`select spent_at from tenant_links where id = ${l.id}`;
+  expect(row!.spentAt).toBeNull();
+});
+
+test("a double click on Continue: every POST of the same browser opens the page with one session", async () => {
+  const l = await link();
+  const { mark } = await markOf(l.path);
+  const answers = await Promise.all([post(l.path, mark), post(l.path, mark), post(l.path, mark)]);
+  expect(answers.map((a) => a.status)).toEqual([303, 303, 303]);
+  expect(answers.map((a) => a.headers.get("location"))).toEqual(Array(3).fill(`/report/${ws.slug}/repairs`));
+  const cookies = new Set(answers.map(cookieOf));
+  expect(cookies.size).toBe(1);
+  const [cookie] = [...cookies];
+  const [stored] = await db<{ sessionHash: Buffer }[]>`
+    select session_hash as "sessionHash" from tenant_links where id = ${l.id}`;
+  const value = cookie!.split("=")[1]!;
+  expect(Buffer.from(stored!.sessionHash).equals(createHash("sha256").update(value).digest())).toBe(true);
+  expect((await get(`/report/${ws.slug}/repairs`, cookie)).status).toBe(200);
+  // Another browser, with no mark or its own, is told the link was used, even at once.
+  const other = (await markOf((await link()).path)).mark;
+  for (const sent of ["", other]) {
+    const refused = await post(l.path, sent);
+    expect(refused.status).toBe(410);
+    expect(refused.headers.get("set-cookie")).toBeNull();
+    expect(await refused.text()).toContain("This link has been used");
+  }
+});
+
+test("the same browser's Continue opens the page again while the session lasts, and not after it", async () => {
+  const l = await link();
+  const { mark } = await markOf(l.path);
+  const first = await post(l.path, mark);
+  expect(first.status).toBe(303);
+  const times = () =>
+    db<{ spent: string; ends: string }[]>`
+      select iso(spent_at) as spent, iso(session_expires_at) as ends from tenant_links where id = ${l.id}`;
+  // Just inside the session's life: the same session again, which it does not lengthen.
+  await db`update tenant_links set session_expires_at = now() + interval '2 seconds',
+                                   spent_at = now() - interval '59 minutes' where id = ${l.id}`;
+  const [moved] = await times();
+  const again = await post(l.path, mark);
+  expect(again.status).toBe(303);
+  expect(cookieOf(again)).toBe(cookieOf(first));
+  expect([...(await times())]).toEqual([moved!]);
+  // Just after it: the link is used.
+  await db`update tenant_links set session_expires_at = now() - interval '1 second' where id = ${l.id}`;
+  const late = await post(l.path, mark);
+  expect(late.status).toBe(410);
+  expect(late.headers.get("set-cookie")).toBeNull();
+  expect(await late.text()).toContain("This link has been used");
+});
+
+test("an ended tenancy's link and its session are refused with a page saying so, and spend nothing", async () => {
+  const l = await link();
+  const opened = await link();
+  const cookie = cookieOf(await post(opened.path));
+  await db`update tenancies set status = 'ended'
+           where workspace_id = ${ws.id} and id in (${l.tenancyId}, ${opened.tenancyId})`;
+  for (const refused of [await get(l.path), await post(l.path), await get(`/report/${ws.slug}/repairs`, cookie)]) {
+    expect(refused.status).toBe(410);
+    expect(refused.headers.get("set-cookie")).toBeNull();
+    const text = await refused.text();
+    expect(text).toContain("Your tenancy has ended");
+    expect(text).not.toContain(l.unitLabel);
+    expect(text).not.toContain(opened.unitLabel);
+  }
+  const [row] = await db`select spent_at from tenant_links where id = ${l.id}`;
+  expect(row!.spentAt).toBeNull();
 });
