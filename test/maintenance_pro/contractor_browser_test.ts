@@ -15,18 +15,15 @@ import { deliverContractorLink } from "../../src/maintenance_pro/contractor_link
 import { parseEmail, startSmtpServer, type TestSmtp } from "../email/smtp.ts";
 import { haveChromium } from "../support/chromium.ts";
 import { harness } from "../support/harness.ts";
-import { expectAccessibleAndFitting, openPhone, type PhoneBrowser, serveApp } from "../support/phone_browser.ts";
+import {
+  expectAccessibleAndFitting,
+  jpegDrawn,
+  openPhone,
+  type PhoneBrowser,
+  serveApp,
+} from "../support/phone_browser.ts";
 import { contractorWorld } from "./contractor_fixtures.ts";
 import { expectStatus } from "./repair_fixtures.ts";
-
-declare const document: {
-  createElement(name: "canvas"): {
-    width: number;
-    height: number;
-    getContext(kind: "2d"): { fillStyle: string; fillRect(x: number, y: number, w: number, h: number): void } | null;
-    toDataURL(type: string): string;
-  };
-};
 
 describe.skipIf(!haveChromium("contractor browser test"))(
   "the contractor's page in Chromium, without JavaScript",
@@ -36,7 +33,6 @@ describe.skipIf(!haveChromium("contractor browser test"))(
     let server: ReturnType<typeof Bun.serve>;
     let phone: PhoneBrowser | undefined;
     let page: Page;
-    let axePage: Page;
     let ctx: typeof h.ctx;
 
     beforeAll(async () => {
@@ -46,25 +42,8 @@ describe.skipIf(!haveChromium("contractor browser test"))(
         config: { ...h.ctx.config, smtpUrl: smtp.url, publicBaseUrl: base, portalBudgetPerMinute: 100_000 },
       })));
       phone = await openPhone();
-      ({ page, axePage } = phone);
+      page = phone.page;
     }, 120_000);
-    /** A JPEG of width × height made by Chromium's encoder (in the page that runs scripts). */
-    const jpegOfCanvas = async (width: number, height: number) => {
-      const url = await axePage.evaluate(
-        (w, h) => {
-          const canvas = document.createElement("canvas");
-          canvas.width = w;
-          canvas.height = h;
-          const g = canvas.getContext("2d")!;
-          g.fillStyle = "#a05030";
-          g.fillRect(0, 0, w, h);
-          return canvas.toDataURL("image/jpeg");
-        },
-        width,
-        height,
-      );
-      return Buffer.from(url.slice(url.indexOf(",") + 1), "base64");
-    };
     afterAll(async () => {
       await phone?.chrome.close();
       server?.stop(true);
@@ -140,7 +119,7 @@ describe.skipIf(!haveChromium("contractor browser test"))(
       const scratch = mkdtempSync(join(tmpdir(), "contractor-photo-"));
       try {
         const photo = join(scratch, "door.jpg");
-        writeFileSync(photo, await jpegOfCanvas(120, 90));
+        writeFileSync(photo, await jpegDrawn(phone!, 120, 90, "#a05030"));
         const input = await page.$("#photo");
         await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(photo);
         await submit("#visit");

@@ -10,26 +10,20 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import axeCore, { type AxeResults, type RunOptions } from "axe-core";
 import type { Page } from "puppeteer-core";
-import { buildApp } from "../../src/app.ts";
 import { createMailer, outboxDir } from "../../src/email/transport.ts";
 import { deliverTenantLinks, type TenantLinkJob, tenantLinkQueue } from "../../src/maintenance_pro/tenant_link.ts";
-import { haveChromium, launchChromium, type TestBrowser } from "../support/chromium.ts";
+import { haveChromium } from "../support/chromium.ts";
 import { harness } from "../support/harness.ts";
+import {
+  expectAccessibleAndFitting,
+  jpegDrawn,
+  openPhone,
+  type PhoneBrowser,
+  phone as phoneScreen,
+  serveApp,
+} from "../support/phone_browser.ts";
 import { parseEmail } from "../email/smtp.ts";
-
-declare const document: {
-  documentElement: { scrollWidth: number; clientWidth: number };
-  createElement(tag: "canvas"): {
-    width: number;
-    height: number;
-    getContext(kind: "2d"): { fillStyle: string; fillRect(x: number, y: number, w: number, h: number): void };
-    toDataURL(type: string): string;
-  };
-};
-declare const axe: { run(context: unknown, options: RunOptions): Promise<AxeResults> };
-const phone = { width: 375, height: 667, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
 
 describe.skipIf(!haveChromium("tenant browser test"))(
   "the tenant's pages in Chromium, without JavaScript",
@@ -40,9 +34,8 @@ describe.skipIf(!haveChromium("tenant browser test"))(
     const dataDir = mkdtempSync(join(tmpdir(), "tenant-browser-"));
     let server: ReturnType<typeof Bun.serve>;
     let base = "";
-    let chrome: TestBrowser | undefined;
+    let phone: PhoneBrowser | undefined;
     let page: Page;
-    let axePage: Page;
     let ctx: typeof h.ctx;
     /**
      * A double click as a person makes it: the server holds the answer to the first POST of a link (which has spent
@@ -53,77 +46,37 @@ describe.skipIf(!haveChromium("tenant browser test"))(
       | undefined;
 
     beforeAll(async () => {
-      const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-      const port = probe.port;
-      probe.stop(true);
-      base = `http://127.0.0.1:${port}`;
-      ctx = { ...h.ctx, config: { ...h.ctx.config, dataDir, publicBaseUrl: base, portalBudgetPerMinute: 100_000 } };
-      const app = buildApp(ctx);
-      server = Bun.serve({
-        port,
-        hostname: "127.0.0.1",
-        fetch: async (request) => {
+      ({ base, ctx, server } = serveApp(
+        (base) => ({
+          ...h.ctx,
+          config: { ...h.ctx.config, dataDir, publicBaseUrl: base, portalBudgetPerMinute: 100_000 },
+        }),
+        (handle) => async (request) => {
           const held = doubleClick;
           if (!held || request.method !== "POST" || !new URL(request.url).pathname.includes("/t/"))
-            return app.handle(request);
+            return handle(request);
           if (++held.count > 1) {
             held.second.resolve();
-            return app.handle(request);
+            return handle(request);
           }
-          const answer = await app.handle(request);
+          const answer = await handle(request);
           held.first.resolve();
           await held.second.promise;
           return answer;
         },
-      });
-      chrome = await launchChromium();
-      page = await chrome.browser.newPage();
-      await page.setJavaScriptEnabled(false);
-      await page.setViewport(phone);
-      axePage = await chrome.browser.newPage();
-      await axePage.setViewport(phone);
-      await page.bringToFront();
+      ));
+      phone = await openPhone();
+      page = phone.page;
     }, 120_000);
     afterAll(async () => {
-      await chrome?.close();
+      await phone?.chrome.close();
       server?.stop(true);
       rmSync(dataDir, { recursive: true, force: true });
     });
 
-    /** A JPEG of width × height, drawn by Chromium (so that it decodes as the page shows it). */
-    const jpegOfCanvas = async (width: number, height: number) => {
-      const url = await axePage.evaluate(
-        (w, h) => {
-          const canvas = document.createElement("canvas");
-          canvas.width = w;
-          canvas.height = h;
-          const g = canvas.getContext("2d");
-          g.fillStyle = "#3060a0";
-          g.fillRect(0, 0, w, h);
-          return canvas.toDataURL("image/jpeg");
-        },
-        width,
-        height,
-      );
-      return Buffer.from(url.slice(url.indexOf(",") + 1), "base64");
-    };
     const mainText = (on: Page = page) => on.$eval("main", (el) => el.textContent ?? "");
 
-    const checked = async (state: string, on: Page = page) => {
-      await axePage.setContent(await on.content(), { waitUntil: "load" });
-      await axePage.evaluate(axeCore.source);
-      const violations = await axePage.evaluate(async () => {
-        const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
-        const all = await axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
-        return all.violations.map((r) => ({ rule: r.id, nodes: r.nodes.map((n) => n.html) }));
-      });
-      expect({ state, violations }).toEqual({ state, violations: [] });
-      const width = await on.evaluate(() => [
-        document.documentElement.scrollWidth,
-        document.documentElement.clientWidth,
-      ]);
-      expect(width[0]).toBeLessThanOrEqual(width[1]!);
-    };
+    const checked = (state: string, on: Page = page) => expectAccessibleAndFitting(phone!, state, on);
 
     test("ask for a link, open it, report a repair, see its reference", async () => {
       const email = "tess.tenant@example.test";
@@ -184,7 +137,7 @@ describe.skipIf(!haveChromium("tenant browser test"))(
       const scratch = mkdtempSync(join(tmpdir(), "tenant-photo-"));
       try {
         const photo = join(scratch, "mould.jpg");
-        writeFileSync(photo, await jpegOfCanvas(120, 90));
+        writeFileSync(photo, await jpegDrawn(phone!, 120, 90, "#3060a0"));
         const input = await page.$("#photo");
         await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(photo);
         await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
@@ -247,10 +200,10 @@ describe.skipIf(!haveChromium("tenant browser test"))(
       await checked("summary");
 
       // The link is spent: another browser (no session) is told so, and how to get a new one.
-      const other = await chrome!.browser.createBrowserContext();
+      const other = await phone!.chrome.browser.createBrowserContext();
       const stranger = await other.newPage();
       await stranger.setJavaScriptEnabled(false);
-      await stranger.setViewport(phone);
+      await stranger.setViewport(phoneScreen);
       expect((await stranger.goto(link, { waitUntil: "load" }))!.status()).toBe(410);
       expect(await stranger.$eval("main", (el) => el.textContent ?? "")).toContain("This link has been used");
       await checked("used", stranger);

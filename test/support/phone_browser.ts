@@ -10,14 +10,28 @@ import { buildApp } from "../../src/app.ts";
 import type { AppContext } from "../../src/core/operation.ts";
 import { launchChromium, type TestBrowser } from "./chromium.ts";
 
-declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
+declare const document: {
+  documentElement: { scrollWidth: number; clientWidth: number };
+  createElement(tag: "canvas"): {
+    width: number;
+    height: number;
+    getContext(kind: "2d"): { fillStyle: string; fillRect(x: number, y: number, w: number, h: number): void } | null;
+    toDataURL(type: string): string;
+  };
+};
 declare const axe: { run(context: unknown, options: RunOptions): Promise<AxeResults> };
 
 /** A small phone's screen (an iPhone SE's), in CSS px. */
 export const phone = { width: 375, height: 667, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
 
-/** The app of `contextAt(base)` served at `base`, a free port of 127.0.0.1 (known before the app is built). */
-export function serveApp(contextAt: (base: string) => AppContext): {
+/**
+ * The app of `contextAt(base)` served at `base`, a free port of 127.0.0.1 (known before the app is built); `around`
+ * may stand between the server and the app (to hold an answer, say).
+ */
+export function serveApp(
+  contextAt: (base: string) => AppContext,
+  around: (handle: (request: Request) => Promise<Response>) => (request: Request) => Promise<Response> = (h) => h,
+): {
   base: string;
   ctx: AppContext;
   server: ReturnType<typeof Bun.serve>;
@@ -28,7 +42,8 @@ export function serveApp(contextAt: (base: string) => AppContext): {
   const base = `http://127.0.0.1:${port}`;
   const ctx = contextAt(base);
   const app = buildApp(ctx);
-  return { base, ctx, server: Bun.serve({ port, hostname: "127.0.0.1", fetch: (request) => app.handle(request) }) };
+  const fetch = around((request) => app.handle(request));
+  return { base, ctx, server: Bun.serve({ port, hostname: "127.0.0.1", fetch }) };
 }
 
 /** Chromium with the phone's two tabs; `page` in front, without JavaScript. */
@@ -65,4 +80,23 @@ export async function expectAccessibleAndFitting(phone: PhoneBrowser, state: str
   expect({ state, violations }).toEqual({ state, violations: [] });
   const width = await on.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
   expect(width[0]).toBeLessThanOrEqual(width[1]!);
+}
+
+/** A JPEG of width × height in one colour, made by Chromium's own encoder (in `axePage`, which runs scripts). */
+export async function jpegDrawn(phone: PhoneBrowser, width: number, height: number, colour: string): Promise<Buffer> {
+  const url = await phone.axePage.evaluate(
+    (w, h, c) => {
+      const canvas = document.createElement("canvas");
+      canvas.width = w;
+      canvas.height = h;
+      const g = canvas.getContext("2d")!;
+      g.fillStyle = c;
+      g.fillRect(0, 0, w, h);
+      return canvas.toDataURL("image/jpeg");
+    },
+    width,
+    height,
+    colour,
+  );
+  return Buffer.from(url.slice(url.indexOf(",") + 1), "base64");
 }
