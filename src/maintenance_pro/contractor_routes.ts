@@ -28,7 +28,7 @@ import { type ContractorView, contractorViewByHash } from "./contractor_queries.
 import { CrossSiteRequest } from "./errors.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
 import { type FormFields, formLimit, formPhotos, textFields } from "./page_forms.ts";
-import { crossSiteRequest, linkTokenShape, refusalNotice, tokenHashPrefix } from "./public_pages.ts";
+import { crossSiteRequest, linkTokenShape, photoResponse, refusalNotice, tokenHashPrefix } from "./public_pages.ts";
 
 /** How far ahead an appointment may start. */
 const appointmentHorizonDays = 366;
@@ -109,17 +109,7 @@ export const contractorPhoto: PublicRoute = {
       const text = "There is no such photo of this works order's repair.";
       return contractorPage(404, contractorNoticeHtml("Photo not found", text), req.requestId);
     }
-    return new Response(photo.bytes, {
-      headers: {
-        "content-type": photo.contentType,
-        "x-content-type-options": "nosniff",
-        "cache-control": "private, no-store",
-        "content-security-policy": "default-src 'none'; sandbox",
-        "cross-origin-resource-policy": "same-origin",
-        "referrer-policy": "no-referrer",
-        "x-request-id": req.requestId,
-      },
-    });
+    return photoResponse(photo, req.requestId);
   },
 };
 

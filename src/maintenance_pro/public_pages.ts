@@ -61,3 +61,21 @@ export function refusalNotice(error: AppError, requestId: string): RefusalNotice
     text: `Please try again in a moment. If it keeps happening, quote reference ${requestId}.`,
   };
 }
+
+/**
+ * A photo as a public page's image: its bytes with its content type, never sniffed, cached or framed, and nothing
+ * they could run (a sandbox with no source allowed).
+ */
+export function photoResponse(photo: { bytes: Uint8Array; contentType: string }, requestId: string): Response {
+  return new Response(photo.bytes, {
+    headers: {
+      "content-type": photo.contentType,
+      "x-content-type-options": "nosniff",
+      "cache-control": "private, no-store",
+      "content-security-policy": "default-src 'none'; sandbox",
+      "cross-origin-resource-policy": "same-origin",
+      "referrer-policy": "no-referrer",
+      "x-request-id": requestId,
+    },
+  });
+}

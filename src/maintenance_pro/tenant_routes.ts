@@ -13,7 +13,7 @@ import type { PublicRequest, PublicRoute } from "../core/public_route.ts";
 import { CrossSiteRequest } from "./errors.ts";
 import { hashInvitationToken } from "./invitation_token.ts";
 import { isId } from "../core/schema.ts";
-import { crossSiteRequest, linkTokenShape, refusalNotice, tokenHashPrefix } from "./public_pages.ts";
+import { crossSiteRequest, linkTokenShape, photoResponse, refusalNotice, tokenHashPrefix } from "./public_pages.ts";
 import { ensureTenantLinkQueue, type TenantLinkJob, tenantLinkQueue } from "./tenant_link.ts";
 import {
   continueHtml,
@@ -231,17 +231,7 @@ export const reportPhoto: PublicRoute = {
       const text = "There is no such photo of your repairs.";
       return tenantPage(404, noticeHtml("Photo not found", text), req.requestId);
     }
-    return new Response(photo.bytes, {
-      headers: {
-        "content-type": photo.contentType,
-        "x-content-type-options": "nosniff",
-        "cache-control": "private, no-store",
-        "content-security-policy": "default-src 'none'; sandbox",
-        "cross-origin-resource-policy": "same-origin",
-        "referrer-policy": "no-referrer",
-        "x-request-id": req.requestId,
-      },
-    });
+    return photoResponse(photo, req.requestId);
   },
 };
 
