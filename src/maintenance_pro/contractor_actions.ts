@@ -162,23 +162,13 @@ export async function actAsContractor(
       { workspaceId, repairId: order.repairId, worksOrderId: order.id, source: "contractor" },
       photos.map((photo) => ({ ...photo, id: photoId() })),
     );
-    await recordActivity(tx, {
-      workspaceId,
-      keyId: null,
-      action: `maintenance-pro.works_order_${transition.to}`,
-      subjectKind: "works_order",
-      subjectId: order.id,
-      detail: {
-        reference: order.reference,
-        revision: order.revision,
-        actor: { kind: "contractor", contactId },
-        from: row.status,
-        ...(action.kind === "decline" ? { reason: action.reason } : {}),
-        ...(action.kind === "schedule" ? { appointment: order.appointment } : {}),
-        ...("note" in action && action.note ? { note: action.note } : {}),
-        ...(stored.length ? { photoIds: stored.map((p) => p.id) } : {}),
-        repairWrite,
-      },
+    await recordContractorActivity(tx, view, order, `works_order_${transition.to}`, {
+      from: row.status,
+      ...(action.kind === "decline" ? { reason: action.reason } : {}),
+      ...(action.kind === "schedule" ? { appointment: order.appointment } : {}),
+      ...("note" in action && action.note ? { note: action.note } : {}),
+      ...(stored.length ? { photoIds: stored.map((p) => p.id) } : {}),
+      repairWrite,
     });
     const event = actionEvents[action.kind];
     if (event) await recordEvent(tx, event, { workspaceId, subjectId: order.id, data: order, requestId, actor });
@@ -301,7 +291,6 @@ export type KeyReportOutcome =
  */
 export async function reportKeyAsContractor(db: Db, view: ContractorView, note: string): Promise<KeyReportOutcome> {
   const { workspaceId } = view;
-  const contactId = view.order.contractorContactId;
   return db.begin(async (tx): Promise<KeyReportOutcome> => {
     const row = await lockWorksOrder(tx, workspaceId, view.order.id);
     if (!row) throw new Error(`works order ${view.order.id} vanished`); // orders are never deleted
@@ -318,21 +307,34 @@ export async function reportKeyAsContractor(db: Db, view: ContractorView, note: 
       reportedBy: view.contractorName,
     });
     if (!reportId) return { kind: "repeated" };
-    await recordActivity(tx, {
-      workspaceId,
-      keyId: null,
-      action: "maintenance-pro.works_order_key_set_reported",
-      subjectKind: "works_order",
-      subjectId: order.id,
-      detail: {
-        reference: order.reference,
-        revision: order.revision,
-        actor: { kind: "contractor", contactId },
-        keySetId: row.keySetId,
-        keyReportId: reportId,
-        note,
-      },
+    await recordContractorActivity(tx, view, order, "works_order_key_set_reported", {
+      keySetId: row.keySetId,
+      keyReportId: reportId,
+      note,
     });
     return { kind: "done", reportId };
+  });
+}
+
+/** The activity entry of what the contractor of `view`'s order did (`maintenance-pro.<action>`), with `detail`. */
+async function recordContractorActivity(
+  tx: Tx,
+  view: ContractorView,
+  order: WorksOrder,
+  action: string,
+  detail: Record<string, unknown>,
+): Promise<void> {
+  await recordActivity(tx, {
+    workspaceId: view.workspaceId,
+    keyId: null,
+    action: `maintenance-pro.${action}`,
+    subjectKind: "works_order",
+    subjectId: order.id,
+    detail: {
+      reference: order.reference,
+      revision: order.revision,
+      actor: { kind: "contractor", contactId: view.order.contractorContactId },
+      ...detail,
+    },
   });
 }
