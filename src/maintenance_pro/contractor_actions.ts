@@ -156,12 +156,13 @@ export async function actAsContractor(
     if (!updated) return { kind: "stale", order: current };
     const order = worksOrderAnswer(updated);
     await writeOnAgenda(tx, view, order, action);
-    const repairWrite = await writeOnRepair(tx, view, order, action, context, requestId);
+    // The visit's photos first, so that the repair's write (and its event) lists them.
     const stored = await insertPhotos(
       tx,
       { workspaceId, repairId: order.repairId, worksOrderId: order.id, source: "contractor" },
       photos.map((photo) => ({ ...photo, id: photoId() })),
     );
+    const repairWrite = await writeOnRepair(tx, view, order, action, context, requestId);
     await recordContractorActivity(tx, view, order, `works_order_${transition.to}`, {
       from: row.status,
       ...(action.kind === "decline" ? { reason: action.reason } : {}),

@@ -3,6 +3,7 @@ import type { Static } from "@sinclair/typebox";
 import type { Db, Tx } from "../core/db.ts";
 import type { Photo } from "./photos.ts";
 import type { RepairPhoto } from "./photo_schema.ts";
+import type { RepairPhotoListed } from "./repair_schema.ts";
 
 /** A photo as answered, without its bytes. */
 export type RepairPhotoRow = Static<typeof RepairPhoto>;
@@ -10,6 +11,11 @@ export type RepairPhotoRow = Static<typeof RepairPhoto>;
 const photoColumns = (db: Db | Tx) => db`
   p.id, p.repair_id, p.works_order_id, p.source, p.content_type, p.width, p.height, p.size,
   encode(p.sha256, 'hex') as sha256, iso(p.created_at) as created_at`;
+
+/** A stored photo as its repair lists it. */
+export function photoListed(p: RepairPhotoRow): Static<typeof RepairPhotoListed> {
+  return { id: p.id, contentType: p.contentType, bytes: p.size, uploadedAt: p.createdAt };
+}
 
 /** Stores the photos of one write, in its transaction, in the order given; answers them without their bytes. */
 export async function insertPhotos(
@@ -27,6 +33,12 @@ export async function insertPhotos(
               ${Buffer.from(photo.bytes.buffer, photo.bytes.byteOffset, photo.bytes.byteLength)})
       returning ${photoColumns(tx)}`;
     stored.push(row!);
+  }
+  if (stored.length) {
+    // The repair lists them (its `photos`), in the order they came.
+    await tx`
+      update repairs set photos = photos || ${tx.json(stored.map(photoListed) as never)}::jsonb
+      where workspace_id = ${to.workspaceId} and id = ${to.repairId}`;
   }
   return stored;
 }

@@ -56,7 +56,7 @@ function repairColumns(db: Db | Tx) {
          else json_build_object('kind', r.reporter_kind, 'contactId', r.reporter_contact_id, 'name', r.reporter_name)
     end as reporter,
     r.channel, iso(r.aware_at) as aware_at, r.status, r.hazard, r.hhsrs_hazard, r.regime, r.policy_version,
-    iso(r.triaged_at) as triaged_at, r.triaged_by_user_id, r.milestones, r.triage_note, r.access_attempts,
+    iso(r.triaged_at) as triaged_at, r.triaged_by_user_id, r.milestones, r.triage_note, r.access_attempts, r.photos,
     r.cancel_reason, iso(r.cancelled_at) as cancelled_at, r.revision, iso(r.created_at) as created_at,
     iso(r.updated_at) as updated_at`;
 }

@@ -176,6 +176,7 @@ export function repairAnswer(row: RepairRow, context: ClockContext): Repair {
     milestones,
     triageNote: row.triageNote,
     accessAttempts,
+    photos: row.photos,
     clocks: repairClocks(clockFacts(row), context),
     cancelReason: row.cancelReason,
     cancelledAt: row.cancelledAt,

@@ -205,6 +205,19 @@ export const RepairReporter = Strict(
   { title: "RepairReporter" },
 );
 
+/** A photo as the repair lists it: what it is and how large, its bytes read by its id. */
+export const RepairPhotoListed = Strict(
+  {
+    id: Id,
+    contentType: Type.Union([Type.Literal("image/jpeg"), Type.Literal("image/png")], {
+      description: "What the bytes are (read from them, never from a name or a declared type).",
+    }),
+    bytes: Type.Integer({ minimum: 1, maximum: 5 * 1024 * 1024, description: "Its size in bytes." }),
+    uploadedAt: Instant,
+  },
+  { title: "RepairPhotoListed" },
+);
+
 /** A repair, as every repair operation answers it. */
 export const Repair = Strict(
   {
@@ -246,6 +259,11 @@ export const Repair = Strict(
     milestones: Type.Array(RepairMilestone, { description: "Ordered by `at`, then `recordedAt`." }),
     triageNote: nullableText("The last triage's note."),
     accessAttempts: Type.Array(RepairAccessAttempt, { description: "Ordered by `at`, then `recordedAt`." }),
+    photos: Type.Array(RepairPhotoListed, {
+      description:
+        "The photos sent with it (by the tenant with a report, by a contractor with a visit), in the order they " +
+        "came; each one's bytes through `GET /maintenance-pro/repairs/{id}/photos/{photoId}`.",
+    }),
     clocks: Type.Array(RepairClock, {
       description:
         "The hazard clocks, computed at the time of the answer, in the order emergency_investigate, " +

@@ -14,7 +14,7 @@ import { currentWorkingCalendar } from "./bank_holidays.ts";
 import { repairReported } from "./events.ts";
 import { portalActor } from "./portal_access.ts";
 import type { FormFields } from "./page_forms.ts";
-import { insertPhotos } from "./photo_queries.ts";
+import { insertPhotos, photoListed } from "./photo_queries.ts";
 import type { Photo } from "./photos.ts";
 import { insertRepair } from "./queries.ts";
 import { repairAnswer, storedDues } from "./repair_rules.ts";
@@ -104,7 +104,13 @@ export async function reportByTenant(
     };
     const dues = storedDues({ ...fields, milestones: [], cancelledAt: null }, context);
     const row = await insertRepair(tx, { ...fields, openDueAt: dues.first, openDueLastAt: dues.last });
-    const repair = repairAnswer(row, context);
+    // The photos, kept with the repair in its transaction (ids in the order they were sent) and listed by it.
+    const stored = await insertPhotos(
+      tx,
+      { workspaceId, repairId: row.id, worksOrderId: null, source: "tenant" },
+      photos.map((photo) => ({ ...photo, id: photoId() })),
+    );
+    const repair = repairAnswer({ ...row, photos: stored.map(photoListed) }, context);
     await recordActivity(tx, {
       workspaceId,
       keyId: null,
@@ -120,12 +126,6 @@ export async function reportByTenant(
       requestId,
       actor: portalActor,
     });
-    // The photos, kept with the repair in its transaction (ids in the order they were sent).
-    await insertPhotos(
-      tx,
-      { workspaceId, repairId: repair.id, worksOrderId: null, source: "tenant" },
-      photos.map((photo) => ({ ...photo, id: photoId() })),
-    );
     // The tenant gets the reference by email (and SMS) too: a job sends it once (tenant_reference.ts).
     await insertRepairNotice(tx, { workspaceId, repairId: repair.id, contactId: view.contactId });
     const job: TenantReferenceJob = { kind: "reference", workspaceId, repairId: repair.id };

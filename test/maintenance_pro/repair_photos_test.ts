@@ -46,6 +46,20 @@ describe("a repair's photos", () => {
       sha256: new Bun.CryptoHasher("sha256").update(tinyPng(4, 3)).digest("hex"),
     });
     expect(JSON.stringify(listed)).not.toContain('"data"');
+    // The repair lists them too, as read and as listed, in the same order.
+    const shown = listed.map((p: { id: string; contentType: string; size: number; createdAt: string }) => ({
+      id: p.id,
+      contentType: p.contentType,
+      bytes: p.size,
+      uploadedAt: p.createdAt,
+    }));
+    const read = await h.request("GET", `/maintenance-pro/repairs/${repair.id}`, { key: world.ws.key });
+    expect(expectStatus(read, 200).photos).toEqual(shown);
+    const page = await h.request("GET", `/maintenance-pro/repairs?tenancyId=${repair.tenancyId}`, {
+      key: world.ws.key,
+    });
+    const paged = expectStatus(page, 200) as { id: string; photos: unknown }[];
+    expect(paged.find((r) => r.id === repair.id)?.photos).toEqual(shown);
     const one = expectStatus(await get(listed[1].id), 200);
     expect({ ...one, data: undefined }).toEqual({ ...listed[1], data: undefined });
     expect(Buffer.from(one.data as string, "base64").equals(Buffer.from(tinyPng(640, 480)))).toBe(true);

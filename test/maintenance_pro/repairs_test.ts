@@ -83,6 +83,7 @@ describe("reporting a repair", () => {
       milestones: [],
       triageNote: null,
       accessAttempts: [],
+      photos: [],
       clocks: [],
       cancelReason: null,
       cancelledAt: null,

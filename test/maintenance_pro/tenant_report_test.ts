@@ -242,4 +242,12 @@ test("photos come with the report, up to 5, known by their bytes; a refused one 
     [30, 20, "tenant", "image/png"],
     [10, 40, "tenant", "image/png"],
   ]);
+  // The repair lists them from its first answer: its repair.reported event carries them.
+  const ids = listed.body.map((p: { id: string }) => p.id);
+  const [event] = await db<{ data: { photos: { id: string; bytes: number }[] } }[]>`
+    select data from events where subject_id = ${repair!.id} and type = 'repair.reported'`;
+  expect(event!.data.photos.map((p) => [p.id, p.bytes])).toEqual([
+    [ids[0], tinyPng(30, 20).length],
+    [ids[1], tinyPng(10, 40).length],
+  ]);
 });
