@@ -6,7 +6,8 @@ import { smsThreadsTable } from "../telephony/table.ts";
 
 /**
  * Every table the import writes, in an order that satisfies the foreign keys. A table an API write inserts into too
- * is declared next to its feature (contactsTable, repairsTable, smsThreadsTable), and both write through that one declaration.
+ * is declared next to its feature (contactsTable, repairsTable, smsThreadsTable), and both write through that one
+ * declaration.
  */
 export const tables = {
   users: {
