@@ -313,9 +313,9 @@ export const cancelWorksOrder = operation({
       "on the agenda. The repair is not changed.",
     "Cancelling a cancelled order answers 200 with it unchanged, whatever the reason or revision (nothing " +
       "recorded): repeating the call is safe.",
-    "Refusals, in this order, the first that fails answering: the body's schema (400 `RequestInvalid`), a " +
-      "`requestId` used before with another body or repair (422 `RequestIdReused`), an unknown " +
-      "order or one of another workspace (404 `WorksOrderNotFound {worksOrderId}`), a stale `expectedRevision` (409 " +
+    "Refusals, in this order, the first that fails answering: the body's schema (400 `RequestInvalid`), an " +
+      "unknown order or one of another workspace (404 `WorksOrderNotFound {worksOrderId}`), a stale " +
+      "`expectedRevision` (409 " +
       "`RevisionConflict {expectedRevision, currentRevision}`), then a `declined` or `completed` order (409 " +
       "`WorksOrderClosed {worksOrderId, status}`). Of the agency cancelling while the contractor writes, exactly " +
       "one wins: the other is refused (`RevisionConflict` here, or the page says the order was cancelled).",
