@@ -19,7 +19,7 @@ import {
   insertRepairKeyReport,
   scheduleRepairVisit,
 } from "./contractor_queries.ts";
-import { insertPhotos } from "./photo_queries.ts";
+import { insertPhotos, touchRepair } from "./photo_queries.ts";
 import type { Photo } from "./photos.ts";
 import {
   repairAccessAttemptRecorded,
@@ -163,6 +163,10 @@ export async function actAsContractor(
       photos.map((photo) => ({ ...photo, id: photoId() })),
     );
     const repairWrite = await writeOnRepair(tx, view, order, action, context, requestId);
+    // Photos that came with no write of the repair (a visit its order's purpose records nothing for, or a milestone
+    // the repair refused) still changed it: they are its write.
+    const written = repairWrite !== null && !repairWrite.startsWith("skipped");
+    if (stored.length && !written) await touchRepair(tx, workspaceId, order.repairId);
     await recordContractorActivity(tx, view, order, `works_order_${transition.to}`, {
       from: row.status,
       ...(action.kind === "decline" ? { reason: action.reason } : {}),

@@ -43,6 +43,16 @@ export async function insertPhotos(
   return stored;
 }
 
+/**
+ * A write of a repair's photos alone (a visit that writes nothing else on it): its revision up by one and
+ * `updatedAt` now, as for every change of the resource.
+ */
+export async function touchRepair(tx: Tx, workspaceId: string, repairId: string): Promise<void> {
+  await tx`
+    update repairs set revision = revision + 1, updated_at = now()
+    where workspace_id = ${workspaceId} and id = ${repairId}`;
+}
+
 /** A repair's photos in the order they came, in one statement; undefined when the workspace has no such repair. */
 export async function repairPhotos(
   db: Db | Tx,

@@ -132,4 +132,21 @@ describe("a visit's photos", () => {
     expect((await p.visit({ outcome: "completed", note: "Made safe" }, [tinyPng(5, 5)])).status).toBe(303);
     expect((await p.photos()).map((x: { height: number }) => x.height)).toEqual([5]);
   });
+
+  test("photos of a visit that writes nothing else on the repair are its write: listed, revision up by one", async () => {
+    const o = await scheduled();
+    const repair = async () =>
+      expectStatus(await h.request("GET", `/maintenance-pro/repairs/${o.repair.id}`, { key: o.world.ws.key }), 200);
+    const before = await repair();
+    // Making safe records nothing on the repair when attended: only the photo changes it.
+    expect((await o.visit({ outcome: "attended", note: "Isolated the water" }, [tinyPng(7, 7)])).status).toBe(303);
+    const after = await repair();
+    const [listed] = await o.photos();
+    expect({ revision: after.revision, milestones: after.milestones, photos: after.photos }).toEqual({
+      revision: before.revision + 1,
+      milestones: before.milestones,
+      photos: [{ id: listed.id, contentType: "image/png", bytes: listed.size, uploadedAt: listed.createdAt }],
+    });
+    expect(after.updatedAt > before.updatedAt).toBe(true);
+  });
 });
