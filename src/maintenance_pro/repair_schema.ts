@@ -174,7 +174,11 @@ export const RepairMilestone = Strict(
     method: Nullable(oneOf(summaryMethods, "How a written summary was sent; null for every other kind.")),
     note: nullableText("A note, as sent (trimmed)."),
     recordedAt: instant("When it was recorded here."),
-    recordedByUserId: Type.String({ description: "The user whose key recorded it." }),
+    recordedByUserId: Type.String({
+      description:
+        "The user whose key recorded it; for a milestone a contractor recorded through a works order's link, the " +
+        "user who raised the order (its `note` names the contractor and the order).",
+    }),
   },
   { title: "RepairMilestone" },
 );
