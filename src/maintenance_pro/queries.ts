@@ -68,6 +68,12 @@ export async function repairRow(db: Db | Tx, workspaceId: string, id: string): P
   return row;
 }
 
+/** The workspace's repairs of these ids, in no order (an id the workspace has no repair of is left out). */
+export async function repairRowsById(db: Db | Tx, workspaceId: string, ids: string[]): Promise<RepairRow[]> {
+  return db<RepairRow[]>`
+    select ${repairColumns(db)} from repairs r where r.workspace_id = ${workspaceId} and r.id = any(${ids}::text[])`;
+}
+
 /** The repairs of a tenancy, newest first (at most `limit`): the tenant's page, in one statement. */
 export async function tenancyRepairRows(
   db: Db | Tx,
@@ -266,10 +272,17 @@ export interface RepairsPageQuery {
 }
 
 /**
- * A page of the list: repairs with their sort keys as Postgres prints them (`sortDue` null: no open clock), and the
- * stored calendar's version (calendarVersionSql) as of the statement.
+ * A page of the list: each repair's id and revision (its answer is read by id, or kept: repair_answers.ts), its sort
+ * keys as Postgres prints them (`sortDue` null: no open clock), and the stored calendar's version
+ * (calendarVersionSql) as of the statement.
  */
-export type RepairsPageRow = RepairRow & { sortDue: string | null; sortCreatedAt: string; calendarVersion: number };
+export interface RepairsPageRow {
+  id: string;
+  revision: number;
+  sortDue: string | null;
+  sortCreatedAt: string;
+  calendarVersion: number;
+}
 
 /** The version of the stored working calendar: the id of its last load, 0 for none. Loads only ever add a row. */
 function calendarVersionSql(db: Db | Tx) {
@@ -285,14 +298,15 @@ export async function calendarVersion(db: Db | Tx): Promise<number> {
 /**
  * Repairs in the list's order: the earliest due instant among their open clocks (none last), then createdAt, then
  * id; each filter bounds one index's range or is checked inside it (sql/0027), so a page reads about `take` rows.
- * Each row carries the calendar's version, read once (an uncorrelated subquery), so the page needs no other read.
+ * Each row carries the calendar's version, read once (an uncorrelated subquery), so the page needs no other read
+ * than that of the answers its process does not keep (repairRowsById).
  */
 export async function repairsPage(db: Db, workspaceId: string, q: RepairsPageQuery): Promise<RepairsPageRow[]> {
   // The sort key, spelled exactly as the indexes have it; its parts go back in cursors as Postgres prints them.
   const due = db`coalesce(r.open_due_at, 'infinity')`;
   const after = q.after;
   return db<RepairsPageRow[]>`
-    select ${repairColumns(db)}, r.open_due_at::text as sort_due, r.created_at::text as sort_created_at,
+    select r.id, r.revision, r.open_due_at::text as sort_due, r.created_at::text as sort_created_at,
            ${calendarVersionSql(db)} as calendar_version
     from repairs r
     where r.workspace_id = ${workspaceId}

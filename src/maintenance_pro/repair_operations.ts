@@ -4,13 +4,14 @@ import { ulid } from "ulid";
 import type { Tx } from "../core/db.ts";
 import { RequestIdReused, RevisionConflict } from "../core/errors.ts";
 import { createOnce, ledgerReply } from "../core/idempotency.ts";
-import { operation, Reply, type AppContext } from "../core/operation.ts";
+import { operation, RawJson, Reply, type AppContext } from "../core/operation.ts";
 import { cursorFields, decodeCursor, encodeCursor, linkHeader, nextLink } from "../core/pagination.ts";
 import { Id } from "../core/schema.ts";
 import type { EventType } from "../events/event_type.ts";
 import { recordKeyWrite } from "./write_record.ts";
 import type { Principal } from "../core/auth.ts";
 import { currentWorkingCalendar } from "./bank_holidays.ts";
+import { repairAnswerTexts } from "./repair_answers.ts";
 import type { ClockContext } from "./clocks.ts";
 import {
   MilestoneOutOfOrder,
@@ -336,7 +337,8 @@ export const repairs = operation({
     "Pages: `limit` (default 50, at most 200). When more repairs follow, the answer carries " +
       '`Link: <…>; rel="next"`, an absolute URL repeating the query with a `cursor`; the last page has none. The ' +
       "body stays a plain array. The cursor names a position in the order: a repair whose place changes between " +
-      "pages (a milestone meets its first clock) may be listed twice or not at all.",
+      "pages (a milestone meets its first clock) may be listed twice or not at all. Each repair of a page is " +
+      "answered at the revision the page's order saw, or at a later one when it was written in the meantime.",
     "The order and the filters read the due instants each write stores with the repair, computed from the same " +
       "clock rules as the answer; an operator's later load of a bank-holiday list changes the answers' `dueAt` " +
       "at once, and the stored order within a minute (the hazard clock worker stores the moved instants; a " +
@@ -355,11 +357,11 @@ export const repairs = operation({
     const context = await clockContext(app, now, rows[0]!.calendarVersion);
     const more = rows.length > limit;
     const page = more ? rows.slice(0, limit) : rows;
-    const answer = page.map((row) => repairAnswer(row, context));
-    if (!more) return answer;
+    const answer = new RawJson(`[${(await repairAnswerTexts(db, principal.workspaceId, page, context)).join(",")}]`);
+    if (!more) return new Reply<Repair[]>(answer);
     const last = page.at(-1)!;
     const cursor = encodeCursor([last.sortDue, last.sortCreatedAt, last.id]);
-    return new Reply(answer, undefined, { link: nextLink(url, cursor) });
+    return new Reply<Repair[]>(answer, undefined, { link: nextLink(url, cursor) });
   },
 });
 
