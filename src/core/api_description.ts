@@ -61,6 +61,9 @@ until full>\`. An empty bucket answers 429 \`RateLimited {key, retryAfterSeconds
   about 72 KB comes back as 6 to 10 KB. A conditional read's \`ETag\` names its coding (\`"…-gzip"\`), so send it
   back with the same \`Accept-Encoding\` to get 304. MCP's answers and the routes without an API key (the
   portal, tenant and contractor pages, inbound webhooks) are never compressed.
+- Framing: an answer whose body (as sent, after compression) is 12 KiB or more comes with
+  \`Transfer-Encoding: chunked\` instead of \`Content-Length\` (it leaves the server in one write with its headers); a
+  HEAD of it carries the \`Content-Length\` the body has.
 
 ## Errors
 Every error body is a JSON object with a \`_tag\` naming the error and the fields of that error; each operation
