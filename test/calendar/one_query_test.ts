@@ -2,7 +2,7 @@
 import { throughPgBouncer } from "../support/database.ts";
 import { describe, expect, test } from "bun:test";
 import { harness } from "../support/harness.ts";
-import { countingClient, measurePage } from "../support/statements.ts";
+import { countingClient, measurePage, preparedPlans } from "../support/statements.ts";
 import { buildApp } from "../../src/app.ts";
 import { addLondonDays, londonMidnight, londonToday } from "../../src/core/dates.ts";
 import { insertEvent } from "./fixtures.ts";
@@ -59,13 +59,7 @@ describe.skipIf(throughPgBouncer)("the page's statement is planned once", () => 
         const res = await app.handle(new Request(url, { headers: { "x-api-key": ws.key } }));
         expect(res.status).toBe(200);
       }
-      const plans = (await db`
-        select generic_plans::int, custom_plans::int from pg_prepared_statements
-        where statement like '%from calendar_events%' and statement not like '%pg_prepared_statements%'`) as unknown as {
-        genericPlans: number;
-        customPlans: number;
-      }[];
-      expect(plans).toEqual([{ genericPlans: 7, customPlans: 5 }]);
+      expect(await preparedPlans(db, "%from calendar_events%")).toEqual([{ genericPlans: 7, customPlans: 5 }]);
     } finally {
       await db.end();
     }

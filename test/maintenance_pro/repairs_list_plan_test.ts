@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { throughPgBouncer } from "../support/database.ts";
 import { harness } from "../support/harness.ts";
-import { countingClient } from "../support/statements.ts";
+import { countingClient, preparedPlans } from "../support/statements.ts";
 import { buildApp } from "../../src/app.ts";
 import { expectStatus, fromNow, repairCalls, repairWorld } from "./repair_fixtures.ts";
 
@@ -44,13 +44,7 @@ describe.skipIf(throughPgBouncer)("the due list's page statement is planned once
         expect(res.status).toBe(200);
         expect(((await res.json()) as unknown[]).length).toBe(2);
       }
-      const plans = (await db`
-        select generic_plans::int, custom_plans::int from pg_prepared_statements
-        where statement like '%from repairs r%open_due_at%' and statement not like '%pg_prepared_statements%'`) as unknown as {
-        genericPlans: number;
-        customPlans: number;
-      }[];
-      expect(plans).toEqual([{ genericPlans: 7, customPlans: 5 }]);
+      expect(await preparedPlans(db, "%from repairs r%open_due_at%")).toEqual([{ genericPlans: 7, customPlans: 5 }]);
     } finally {
       await db.end();
     }

@@ -5,6 +5,19 @@ import { buildApp } from "../../src/app.ts";
 import type { Harness } from "./harness.ts";
 import { throughPgBouncer } from "./database.ts";
 
+/**
+ * How Postgres planned the statements a client prepared whose text matches `like` (a LIKE pattern): generic and
+ * custom plans, a statement each.
+ */
+export async function preparedPlans(db: Db, like: string): Promise<{ genericPlans: number; customPlans: number }[]> {
+  return (await db`
+    select generic_plans::int, custom_plans::int from pg_prepared_statements
+    where statement like ${like} and statement not like '%pg_prepared_statements%'`) as unknown as {
+    genericPlans: number;
+    customPlans: number;
+  }[];
+}
+
 /** A one-connection client that records every statement it sends with its parameters (connected first). */
 export async function countingClient(
   url: string,
