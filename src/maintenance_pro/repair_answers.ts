@@ -1,8 +1,9 @@
 /**
  * The repairs list's answers, kept between requests by each process.
  *
- * Every write of a repair moves its revision in the same transaction (the API's writes, its photos, the import), so
- * a repair's stored fields at a revision never change. What a page answers for a repair is therefore its stored
+ * Every write of a repair moves its revision in the same transaction (the API's writes, its photos, the import), and
+ * a repair is never deleted while its workspace lives (so its id never comes back at a revision already kept): a
+ * repair's stored fields at a revision never change. What a page answers for a repair is therefore its stored
  * fields at the revision the page's statement saw, and its clocks computed now. The fields' text and the facts the
  * clocks are computed from are kept by repair and revision. A page reads only ids, revisions and sort keys, then
  * the rows of the repairs whose revision is not kept, in one statement. Decoding whole rows was most of a page's
@@ -12,7 +13,7 @@
  * (exclusive) to the earliest due of its running ones.
  */
 import type { Db } from "../core/db.ts";
-import { repairClocks, type ClockContext, type ClockFacts } from "./clocks.ts";
+import { repairClocks, type Clock, type ClockContext, type ClockFacts } from "./clocks.ts";
 import { repairRowsById, type RepairRow } from "./queries.ts";
 import { clockFacts, repairAnswer } from "./repair_rules.ts";
 
@@ -56,29 +57,30 @@ export async function repairAnswerTexts(
   page: readonly { id: string; revision: number }[],
   context: ClockContext,
 ): Promise<string[]> {
-  const kept = keptByDb.get(db) ?? new Map<string, KeptAnswer>();
-  keptByDb.set(db, kept);
+  let kept = keptByDb.get(db);
+  if (!kept) {
+    kept = new Map();
+    keptByDb.set(db, kept);
+  }
+  // An instant other than an answer's text (a Temporal instant may be finer than milliseconds) keeps no clocks.
+  const nowMs = typeof context.now === "string" ? Date.parse(context.now) : Number.NaN;
   const answers = page.map(({ id, revision }) => {
     const key = keyOf(workspaceId, id);
     const answer = kept.get(key);
     if (answer?.revision !== revision) return undefined;
-    // Answered again: the most recent in the map's order.
-    kept.delete(key);
-    kept.set(key, answer);
+    keep(kept, key, answer); // answered again: the most recent in the map's order
     return answer;
   });
   const missing = page.filter((_, i) => !answers[i]).map((r) => r.id);
   if (missing.length) {
     const read = new Map<string, KeptAnswer>();
     for (const row of await repairRowsById(db, workspaceId, missing)) {
-      const answer = keptAnswer(row, context);
+      const answer = keptAnswer(row, context, nowMs);
       read.set(row.id, answer);
       keep(kept, keyOf(workspaceId, row.id), answer);
     }
     for (const [i, r] of page.entries()) answers[i] ??= read.get(r.id);
   }
-  // An instant other than an answer's text (a Temporal instant may be finer than milliseconds) is never kept.
-  const nowMs = typeof context.now === "string" ? Date.parse(context.now) : Number.NaN;
   const texts: string[] = [];
   for (const answer of answers) if (answer) texts.push(answer.head + clocksText(answer, context, nowMs) + answer.tail);
   return texts;
@@ -97,8 +99,16 @@ function clocksText(answer: KeptAnswer, context: ClockContext, nowMs: number): s
     return kept.text;
   }
   const clocks = repairClocks(answer.facts, context);
-  const text = JSON.stringify(clocks);
-  if (Number.isNaN(nowMs)) return text;
+  answer.clocks = keptClocks(clocks, context, nowMs);
+  return answer.clocks?.text ?? JSON.stringify(clocks);
+}
+
+/**
+ * Clocks computed at `nowMs` as kept: their text, and the moments it holds for (after the latest due of the breached
+ * ones, up to the earliest due of the running ones); undefined when `nowMs` is not a moment.
+ */
+function keptClocks(clocks: Clock[], context: ClockContext, nowMs: number): KeptClocks | undefined {
+  if (Number.isNaN(nowMs)) return undefined;
   let fromMs = Number.NEGATIVE_INFINITY;
   let untilMs = Number.POSITIVE_INFINITY;
   for (const clock of clocks) {
@@ -106,26 +116,29 @@ function clocksText(answer: KeptAnswer, context: ClockContext, nowMs: number): s
     if (clock.status === "breached") fromMs = Math.max(fromMs, Date.parse(clock.dueAt));
     if (clock.status === "running") untilMs = Math.min(untilMs, Date.parse(clock.dueAt));
   }
-  answer.clocks = { text, calendar: context.calendar, prsInForceFrom: context.prsInForceFrom, fromMs, untilMs };
-  return text;
+  const text = JSON.stringify(clocks);
+  return { text, calendar: context.calendar, prsInForceFrom: context.prsInForceFrom, fromMs, untilMs };
 }
 
 /** Stands for the clocks in an answer's text while it is cut in two (stored text never holds U+0000). */
 const clocksMark = "\u0000clocks\u0000";
 const markText = JSON.stringify(clocksMark);
 
-/** A row's answer as kept: repairAnswer's text, cut where its clocks go. */
-export function keptAnswer(row: RepairRow, context: ClockContext): KeptAnswer {
-  const text = JSON.stringify({ ...repairAnswer(row, context), clocks: clocksMark });
+/** A row's answer as kept: repairAnswer's text, cut where its clocks go, with the clocks it computed. */
+function keptAnswer(row: RepairRow, context: ClockContext, nowMs: number): KeptAnswer {
+  const answer = repairAnswer(row, context);
+  const text = JSON.stringify({ ...answer, clocks: clocksMark });
   const at = text.indexOf(markText);
   return {
     revision: row.revision,
     facts: clockFacts(row),
     head: text.slice(0, at),
     tail: text.slice(at + markText.length),
+    clocks: keptClocks(answer.clocks, context, nowMs),
   };
 }
 
+/** Keeps an answer as the most recently answered, letting the least recent go beyond keptAnswersMax. */
 function keep(kept: Map<string, KeptAnswer>, key: string, answer: KeptAnswer): void {
   kept.delete(key);
   kept.set(key, answer);
